@@ -1,0 +1,121 @@
+// Backend-independent parts of the executors: allocation checks, copies between any two executors, and
+// make_executor(), the only place where an executor is chosen by name.
+#include "larch/base/executor.hpp"
+
+#include <cstring>
+#include <typeinfo>
+#include <vector>
+
+#include "larch/config.hpp"
+
+namespace larch {
+
+void* Executor::alloc_bytes(size_type num_bytes) const
+{
+    if (num_bytes == 0) {
+        return nullptr;
+    }
+    return raw_alloc(num_bytes);
+}
+
+bool Executor::memory_accessible(const Executor& other) const
+{
+    if (is_host() && other.is_host()) {
+        return true;
+    }
+    if (typeid(*this) != typeid(other)) {
+        return false;
+    }
+    return static_cast<const GpuExecutor&>(*this).get_device_id() ==
+           static_cast<const GpuExecutor&>(other).get_device_id();
+}
+
+void Executor::copy_from(const Executor& src_exec, size_type num_bytes, const void* src_ptr,
+                         void* dest_ptr) const
+{
+    if (num_bytes == 0) {
+        return;
+    }
+    if (src_exec.is_host()) {
+        raw_copy_from_host(src_ptr, num_bytes, dest_ptr);
+    } else if (is_host()) {
+        src_exec.raw_copy_to_host(src_ptr, num_bytes, dest_ptr);
+    } else if (typeid(*this) == typeid(src_exec)) {
+        raw_copy_same_backend(src_exec, src_ptr, num_bytes, dest_ptr);
+    } else {
+        // CUDA <-> HIP: no direct path between the two runtimes, so stage through host memory.
+        std::vector<unsigned char> staging(num_bytes);
+        src_exec.raw_copy_to_host(src_ptr, num_bytes, staging.data());
+        raw_copy_from_host(staging.data(), num_bytes, dest_ptr);
+    }
+}
+
+namespace {
+
+int parse_device_id(const std::string& name, const std::string& backend)
+{
+    const auto prefix = backend + ":";
+    if (name == backend) {
+        return 0;
+    }
+    const auto digits = name.substr(prefix.size());
+    if (digits.empty() || digits.size() > 6 ||
+        digits.find_first_not_of("0123456789") != std::string::npos) {
+        LARCH_THROW(UnknownExecutor, "make_executor: '" + name + "' is not a valid " + backend +
+                                         " executor name; use '" + backend + "' or '" + backend +
+                                         ":N' with a device number N");
+    }
+    return std::stoi(digits);
+}
+
+bool starts_with(const std::string& s, const std::string& prefix)
+{
+    return s.compare(0, prefix.size(), prefix) == 0;
+}
+
+}  // namespace
+
+bool is_backend_built(const std::string& backend)
+{
+    if (backend == "reference" || backend == "omp") {
+        return true;
+    }
+    if (backend == "cuda") {
+        return config::have_cuda;
+    }
+    if (backend == "hip") {
+        return config::have_hip;
+    }
+    return false;
+}
+
+std::shared_ptr<const Executor> make_executor(const std::string& name)
+{
+    if (name == "reference") {
+        return ReferenceExecutor::create();
+    }
+    if (name == "omp") {
+        return OmpExecutor::create();
+    }
+    if (name == "cuda" || starts_with(name, "cuda:")) {
+        return CudaExecutor::create(parse_device_id(name, "cuda"));
+    }
+    if (name == "hip" || starts_with(name, "hip:")) {
+        return HipExecutor::create(parse_device_id(name, "hip"));
+    }
+    LARCH_THROW(UnknownExecutor, "make_executor: unknown executor '" + name +
+                                     "'; valid names are reference, omp, cuda, cuda:N, hip, hip:N");
+}
+
+std::string best_available_executor_name()
+{
+    if (CudaExecutor::get_num_devices() > 0) {
+        return "cuda";
+    }
+    if (HipExecutor::get_num_devices() > 0) {
+        return "hip";
+    }
+    return "omp";
+}
+
+}  // namespace larch

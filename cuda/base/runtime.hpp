@@ -1,0 +1,65 @@
+// Portability shim over the CUDA and HIP runtimes: every device source of larch is written once against
+// these names and compiled by nvcc (CUDA backend) and by hipcc (HIP backend).
+#pragma once
+
+#include <string>
+
+#include "larch/base/exception.hpp"
+#include "larch/base/executor.hpp"
+
+#if defined(__HIP__) || defined(__HIPCC__)
+#include <hip/hip_runtime.h>
+#define LARCH_RT(name) hip##name
+/// The namespace (larch::kernels::<backend>) the device kernels of this compilation belong to.
+#define LARCH_DEVICE_NAMESPACE hip
+#define LARCH_DEVICE_NAME "HIP"
+namespace larch {
+using DeviceExecutor = HipExecutor;
+}
+#else
+#include <cuda_runtime.h>
+#define LARCH_RT(name) cuda##name
+#define LARCH_DEVICE_NAMESPACE cuda
+#define LARCH_DEVICE_NAME "CUDA"
+namespace larch {
+using DeviceExecutor = CudaExecutor;
+}
+#endif
+
+namespace larch {
+namespace device {
+
+using error_t = LARCH_RT(Error_t);
+
+/// Throws DeviceError naming the failed call, where it was made and the runtime's error string.
+inline void check(error_t status, const char* call, const char* file, int line)
+{
+    if (status != LARCH_RT(Success)) {
+        throw DeviceError(file, line,
+                          std::string{LARCH_DEVICE_NAME " call "} + call + " failed: " +
+                              LARCH_RT(GetErrorName)(status) + ": " +
+                              LARCH_RT(GetErrorString)(status));
+    }
+}
+
+/// Makes `device_id` current for the lifetime of the guard and restores the previous device after.
+class DeviceGuard {
+public:
+    explicit DeviceGuard(int device_id);
+    ~DeviceGuard();
+    DeviceGuard(const DeviceGuard&) = delete;
+    DeviceGuard& operator=(const DeviceGuard&) = delete;
+
+private:
+    int previous_ = -1;
+};
+
+}  // namespace device
+}  // namespace larch
+
+/// Checks a CUDA/HIP runtime call; throws DeviceError on failure.
+#define LARCH_DEVICE_CHECK(call) ::larch::device::check((call), #call, __FILE__, __LINE__)
+
+/// Checks that the last kernel launch succeeded (launch configuration, missing device code, ...).
+#define LARCH_LAUNCH_CHECK(kernel_name) \
+    ::larch::device::check(LARCH_RT(GetLastError)(), "launch of " kernel_name, __FILE__, __LINE__)

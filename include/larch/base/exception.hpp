@@ -1,0 +1,68 @@
+// Exceptions thrown by larch: every one names the file and line where it was raised and says what was wrong.
+#pragma once
+
+#include <stdexcept>
+#include <string>
+
+namespace larch {
+
+/// Base of every larch exception; `what()` reads "file:line: message".
+class Error : public std::runtime_error {
+public:
+    Error(const std::string& file, int line, const std::string& message)
+        : std::runtime_error(file + ":" + std::to_string(line) + ": " + message)
+    {}
+};
+
+/// Operands whose sizes do not fit together; the message names both operands and their sizes.
+class DimensionMismatch : public Error {
+    using Error::Error;
+};
+
+/// Malformed user input (a Matrix Market parse error with its line number, an invalid parameter, ...).
+class BadInput : public Error {
+    using Error::Error;
+};
+
+/// The operation exists but not for these arguments (e.g. operands on different executors).
+class NotSupported : public Error {
+    using Error::Error;
+};
+
+/// An executor name that `make_executor` does not know.
+class UnknownExecutor : public Error {
+    using Error::Error;
+};
+
+/// A backend (CUDA, HIP) that this build of larch does not contain; names the backend and the kernel.
+class BackendNotBuilt : public Error {
+    using Error::Error;
+};
+
+/// A device id that does not exist on this machine (or no device at all).
+class DeviceNotFound : public Error {
+    using Error::Error;
+};
+
+/// A CUDA/HIP (or cuBLAS/cuSPARSE) call failed; the message holds the call and the runtime's error string.
+class DeviceError : public Error {
+    using Error::Error;
+};
+
+/// Memory could not be allocated; the message names the executor and the number of bytes.
+class AllocationError : public Error {
+    using Error::Error;
+};
+
+}  // namespace larch
+
+/// Throws `Type` with the current file and line.
+#define LARCH_THROW(Type, message) throw Type(__FILE__, __LINE__, (message))
+
+/// Throws `Type` with the current file and line unless `condition` holds.
+#define LARCH_ENSURE(condition, Type, message) \
+    do {                                        \
+        if (!(condition)) {                     \
+            LARCH_THROW(Type, message);         \
+        }                                       \
+    } while (false)

@@ -1,0 +1,94 @@
+// Executors: creation by name, every error make_executor can raise, and copies between executors.
+#include <gtest/gtest.h>
+
+#include <numeric>
+#include <vector>
+
+#include "larch/base/array.hpp"
+#include "larch/base/executor.hpp"
+#include "test/utils/executors.hpp"
+
+namespace {
+
+TEST(MakeExecutor, CreatesHostExecutorsByName)
+{
+    EXPECT_EQ(larch::make_executor("reference")->get_name(), "reference");
+    EXPECT_EQ(larch::make_executor("omp")->get_name(), "omp");
+    EXPECT_TRUE(larch::make_executor("omp")->is_host());
+}
+
+TEST(MakeExecutor, RejectsUnknownNameWithUnknownExecutor)
+{
+    EXPECT_THROW(larch::make_executor("gpu"), larch::UnknownExecutor);
+    EXPECT_THROW(larch::make_executor(""), larch::UnknownExecutor);
+    EXPECT_THROW(larch::make_executor("cuda:x"), larch::UnknownExecutor);
+    EXPECT_THROW(larch::make_executor("cuda:"), larch::UnknownExecutor);
+    EXPECT_THROW(larch::make_executor("hip:-1"), larch::UnknownExecutor);
+}
+
+TEST(MakeExecutor, UnknownNameMessageListsValidNames)
+{
+    try {
+        larch::make_executor("cdua");
+        FAIL() << "no exception";
+    } catch (const larch::UnknownExecutor& e) {
+        EXPECT_NE(std::string{e.what()}.find("reference, omp, cuda"), std::string::npos);
+    }
+}
+
+TEST(MakeExecutor, MissingOrUnbuiltGpuBackendThrowsDistinctException)
+{
+    for (const std::string backend : {"cuda", "hip"}) {
+        if (!larch::is_backend_built(backend)) {
+            EXPECT_THROW(larch::make_executor(backend), larch::BackendNotBuilt) << backend;
+        } else {
+            // Device 4096 exists nowhere.
+            EXPECT_THROW(larch::make_executor(backend + ":4096"), larch::DeviceNotFound) << backend;
+        }
+    }
+}
+
+class ExecutorCopy : public ::testing::TestWithParam<std::string> {};
+
+TEST_P(ExecutorCopy, RoundTripsDataThroughEveryExecutor)
+{
+    LARCH_EXECUTOR_OR_SKIP(exec, GetParam());
+    auto host = larch::make_executor("reference");
+    std::vector<double> values(1000);
+    std::iota(values.begin(), values.end(), 0.5);
+    larch::array<double> on_host{host, values.begin(), values.end()};
+    larch::array<double> on_exec{exec, on_host};
+    larch::array<double> again{exec, on_exec};
+    larch::array<double> back{host, again};
+    EXPECT_EQ(back.copy_to_host(), values);
+    EXPECT_EQ(on_exec.get_executor(), exec);
+}
+
+TEST_P(ExecutorCopy, MoveKeepsBufferAndEmptiesSource)
+{
+    LARCH_EXECUTOR_OR_SKIP(exec, GetParam());
+    larch::array<int> a{exec, {1, 2, 3}};
+    const int* data = a.get_const_data();
+    larch::array<int> b{std::move(a)};
+    EXPECT_EQ(b.get_const_data(), data);
+    EXPECT_EQ(a.get_size(), 0u);
+    EXPECT_EQ(b.copy_to_host(), (std::vector<int>{1, 2, 3}));
+}
+
+INSTANTIATE_TEST_SUITE_P(AllExecutors, ExecutorCopy,
+                         ::testing::ValuesIn(larch::test::executor_names()));
+
+TEST(ArrayView, DoesNotOwnAndCannotBeResized)
+{
+    auto exec = larch::make_executor("reference");
+    std::vector<double> storage{1, 2, 3};
+    auto view = larch::array<double>::view(exec, 3, storage.data());
+    EXPECT_TRUE(view.is_view());
+    larch::array<double> longer{exec, {1, 2, 3, 4}};
+    EXPECT_THROW(view.copy_from(longer), larch::DimensionMismatch);
+    larch::array<double> other{exec, {7, 8, 9}};
+    view.copy_from(other);
+    EXPECT_EQ(storage, (std::vector<double>{7, 8, 9}));
+}
+
+}  // namespace
