@@ -4,6 +4,7 @@
 #include "larch/config.hpp"
 
 namespace larch {
+#if !LARCH_HAVE_CUDA || !LARCH_HAVE_HIP
 namespace {
 
 [[noreturn]] void throw_not_built(const char* backend, const char* what)
@@ -15,6 +16,7 @@ namespace {
 }
 
 }  // namespace
+#endif
 
 // The GPU executor's members are defined once in cuda/base/executor.cu for whichever of the two
 // runtimes compiles it; for a runtime that is absent, every member below explains what is missing.

@@ -2,7 +2,8 @@
 #include "cuda/base/runtime.hpp"
 
 namespace larch {
-namespace device {
+namespace kernels {
+namespace LARCH_DEVICE_NAMESPACE {
 
 DeviceGuard::DeviceGuard(int device_id)
 {
@@ -22,7 +23,8 @@ DeviceGuard::~DeviceGuard()
     }
 }
 
-}  // namespace device
+}  // namespace LARCH_DEVICE_NAMESPACE
+}  // namespace kernels
 
 int DeviceExecutor::get_num_devices()
 {
@@ -47,10 +49,10 @@ std::shared_ptr<DeviceExecutor> DeviceExecutor::create(int device_id)
     return std::shared_ptr<DeviceExecutor>(new DeviceExecutor(device_id, OmpExecutor::create()));
 }
 
-DeviceExecutor::DeviceExecutor(int device_id, std::shared_ptr<const Executor> host)
+DeviceExecutor::LARCH_DEVICE_EXECUTOR(int device_id, std::shared_ptr<const Executor> host)
     : GpuExecutor(device_id, std::move(host))
 {
-    LARCH_RT(DeviceProp_t) properties;
+    LARCH_DEVICE_PROPERTIES properties;
     LARCH_DEVICE_CHECK(LARCH_RT(GetDeviceProperties)(&properties, device_id));
     num_multiprocessors_ = properties.multiProcessorCount;
     warp_size_ = properties.warpSize;
@@ -59,13 +61,13 @@ DeviceExecutor::DeviceExecutor(int device_id, std::shared_ptr<const Executor> ho
 
 void DeviceExecutor::run(const Operation& op) const
 {
-    device::DeviceGuard guard{device_id_};
+    kernels::LARCH_DEVICE_NAMESPACE::DeviceGuard guard{device_id_};
     op.run(*this);
 }
 
 void* DeviceExecutor::raw_alloc(size_type num_bytes) const
 {
-    device::DeviceGuard guard{device_id_};
+    kernels::LARCH_DEVICE_NAMESPACE::DeviceGuard guard{device_id_};
     void* ptr = nullptr;
     const auto status = LARCH_RT(Malloc)(&ptr, num_bytes);
     if (status != LARCH_RT(Success)) {
@@ -91,20 +93,20 @@ void DeviceExecutor::free_bytes(void* ptr) const noexcept
 
 void DeviceExecutor::synchronize() const
 {
-    device::DeviceGuard guard{device_id_};
+    kernels::LARCH_DEVICE_NAMESPACE::DeviceGuard guard{device_id_};
     LARCH_DEVICE_CHECK(LARCH_RT(DeviceSynchronize)());
 }
 
 void DeviceExecutor::raw_copy_from_host(const void* host_src, size_type num_bytes,
                                         void* dest) const
 {
-    device::DeviceGuard guard{device_id_};
+    kernels::LARCH_DEVICE_NAMESPACE::DeviceGuard guard{device_id_};
     LARCH_DEVICE_CHECK(LARCH_RT(Memcpy)(dest, host_src, num_bytes, LARCH_RT(MemcpyHostToDevice)));
 }
 
 void DeviceExecutor::raw_copy_to_host(const void* src, size_type num_bytes, void* host_dest) const
 {
-    device::DeviceGuard guard{device_id_};
+    kernels::LARCH_DEVICE_NAMESPACE::DeviceGuard guard{device_id_};
     LARCH_DEVICE_CHECK(LARCH_RT(Memcpy)(host_dest, src, num_bytes, LARCH_RT(MemcpyDeviceToHost)));
 }
 
@@ -112,7 +114,7 @@ void DeviceExecutor::raw_copy_same_backend(const Executor& src_exec, const void*
                                            size_type num_bytes, void* dest) const
 {
     const int src_device = static_cast<const GpuExecutor&>(src_exec).get_device_id();
-    device::DeviceGuard guard{device_id_};
+    kernels::LARCH_DEVICE_NAMESPACE::DeviceGuard guard{device_id_};
     if (src_device == device_id_) {
         LARCH_DEVICE_CHECK(LARCH_RT(Memcpy)(dest, src, num_bytes, LARCH_RT(MemcpyDeviceToDevice)));
     } else {

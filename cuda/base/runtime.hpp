@@ -13,21 +13,26 @@
 /// The namespace (larch::kernels::<backend>) the device kernels of this compilation belong to.
 #define LARCH_DEVICE_NAMESPACE hip
 #define LARCH_DEVICE_NAME "HIP"
-namespace larch {
-using DeviceExecutor = HipExecutor;
-}
+#define LARCH_DEVICE_EXECUTOR HipExecutor
+#define LARCH_DEVICE_PROPERTIES hipDeviceProp_t
 #else
 #include <cuda_runtime.h>
 #define LARCH_RT(name) cuda##name
 #define LARCH_DEVICE_NAMESPACE cuda
 #define LARCH_DEVICE_NAME "CUDA"
-namespace larch {
-using DeviceExecutor = CudaExecutor;
-}
+#define LARCH_DEVICE_EXECUTOR CudaExecutor
+#define LARCH_DEVICE_PROPERTIES cudaDeviceProp
 #endif
 
 namespace larch {
-namespace device {
+
+/// The executor type of the backend this file is compiled for.
+using DeviceExecutor = LARCH_DEVICE_EXECUTOR;
+
+// Everything compiled from device sources lives in larch::kernels::cuda or larch::kernels::hip, so the two
+// builds of one source can be linked into one library without clashing.
+namespace kernels {
+namespace LARCH_DEVICE_NAMESPACE {
 
 using error_t = LARCH_RT(Error_t);
 
@@ -54,12 +59,13 @@ private:
     int previous_ = -1;
 };
 
-}  // namespace device
+}  // namespace LARCH_DEVICE_NAMESPACE
+}  // namespace kernels
 }  // namespace larch
 
 /// Checks a CUDA/HIP runtime call; throws DeviceError on failure.
-#define LARCH_DEVICE_CHECK(call) ::larch::device::check((call), #call, __FILE__, __LINE__)
+#define LARCH_DEVICE_CHECK(call) ::larch::kernels::LARCH_DEVICE_NAMESPACE::check((call), #call, __FILE__, __LINE__)
 
 /// Checks that the last kernel launch succeeded (launch configuration, missing device code, ...).
 #define LARCH_LAUNCH_CHECK(kernel_name) \
-    ::larch::device::check(LARCH_RT(GetLastError)(), "launch of " kernel_name, __FILE__, __LINE__)
+    ::larch::kernels::LARCH_DEVICE_NAMESPACE::check(LARCH_RT(GetLastError)(), "launch of " kernel_name, __FILE__, __LINE__)

@@ -1,0 +1,42 @@
+// Kernels of matrix::Csr, declared once for every backend (see core/base/kernel_dispatch.hpp).
+#pragma once
+
+#include "core/base/kernel_dispatch.hpp"
+#include "larch/base/array.hpp"
+#include "larch/matrix/coo.hpp"
+#include "larch/matrix/csr.hpp"
+#include "larch/matrix/dense.hpp"
+#include "larch/matrix/ell.hpp"
+
+namespace larch {
+namespace kernels {
+
+LARCH_DECLARE_KERNEL(namespace csr {
+    /// x = alpha * A * b + beta * x (beta == 0: x is only written); all columns of b.
+    /// Device backends honour a.get_spmv_algorithm().
+    template <typename V, typename I>
+    void spmv(const DefaultExecutor& exec, V alpha, const matrix::Csr<V, I>& a,
+              const matrix::Dense<V>& b, V beta, matrix::Dense<V>& x);
+    /// Expands row pointers into one row index per nonzero.
+    template <typename V, typename I>
+    void convert_to_coo(const DefaultExecutor& exec, const matrix::Csr<V, I>& source,
+                        matrix::Coo<V, I>& result);
+    /// The largest number of nonzeros in a row.
+    template <typename V, typename I>
+    void compute_max_row_nnz(const DefaultExecutor& exec, const matrix::Csr<V, I>& source,
+                             size_type& result);
+    /// Fills an Ell already sized with num_stored_per_row >= the longest row.
+    template <typename V, typename I>
+    void convert_to_ell(const DefaultExecutor& exec, const matrix::Csr<V, I>& source,
+                        matrix::Ell<V, I>& result);
+    template <typename V, typename I>
+    void convert_to_dense(const DefaultExecutor& exec, const matrix::Csr<V, I>& source,
+                          matrix::Dense<V>& result);
+    /// Fills a Csr sized (cols x rows, same nnz) with the transpose, columns sorted in each row.
+    template <typename V, typename I>
+    void transpose(const DefaultExecutor& exec, const matrix::Csr<V, I>& source,
+                   matrix::Csr<V, I>& result);
+})
+
+}  // namespace kernels
+}  // namespace larch

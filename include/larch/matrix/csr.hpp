@@ -1,0 +1,84 @@
+// matrix::Csr<V, I>: compressed sparse row storage, the main sparse format of larch.
+#pragma once
+
+#include <memory>
+
+#include "larch/base/array.hpp"
+#include "larch/base/lin_op.hpp"
+#include "larch/base/matrix_data.hpp"
+#include "larch/matrix/dense.hpp"
+
+namespace larch {
+namespace matrix {
+
+template <typename V, typename I>
+class Coo;
+template <typename V, typename I>
+class Ell;
+
+/// Which CSR SpMV a device executor uses (host executors have one kernel each).
+enum class CsrSpmvAlgorithm {
+    automatic,  ///< the faster of the two on the device (see benchmark/results): currently the vendor one on CUDA
+    larch,      ///< larch's own kernel (the only one on HIP)
+    vendor,     ///< cuSPARSE on CUDA; NotSupported on HIP
+};
+
+/**
+ * CSR matrix: row_ptrs (rows + 1), col_idxs and values (nnz), columns sorted within each row.
+ * As a LinOp: SpMV x = A b (one or several right-hand sides) and x = alpha A b + beta x on every backend.
+ * Creation validates the structure (BadInput for out-of-range indices or non-monotone row pointers).
+ */
+template <typename V, typename I = std::int32_t>
+class Csr : public LinOp {
+public:
+    using value_type = V;
+    using index_type = I;
+
+    /// An empty structure of `num_nonzeros` entries (to be filled by a kernel or the caller).
+    static std::unique_ptr<Csr> create(std::shared_ptr<const Executor> exec, dim2 size = {},
+                                       size_type num_nonzeros = 0);
+    /// A matrix over existing arrays (moved or copied onto `exec`); the structure is validated.
+    static std::unique_ptr<Csr> create(std::shared_ptr<const Executor> exec, dim2 size,
+                                       array<V> values, array<I> col_idxs, array<I> row_ptrs);
+    /// A matrix from coordinate data; duplicate entries are summed, explicit zeros are kept.
+    static std::unique_ptr<Csr> create(std::shared_ptr<const Executor> exec,
+                                       const matrix_data<V, I>& data);
+    /// Conversions (run on `exec`, which may differ from the source's executor).
+    static std::unique_ptr<Csr> create_from(std::shared_ptr<const Executor> exec, const Coo<V, I>& source);
+    static std::unique_ptr<Csr> create_from(std::shared_ptr<const Executor> exec, const Ell<V, I>& source);
+    static std::unique_ptr<Csr> create_from(std::shared_ptr<const Executor> exec, const Dense<V>& source);
+
+    std::unique_ptr<Dense<V>> to_dense() const;
+    matrix_data<V, I> to_data() const;
+    std::unique_ptr<Csr> transpose() const;
+
+    size_type get_num_stored_elements() const noexcept { return values_.get_size(); }
+    V* get_values() noexcept { return values_.get_data(); }
+    const V* get_const_values() const noexcept { return values_.get_const_data(); }
+    I* get_col_idxs() noexcept { return col_idxs_.get_data(); }
+    const I* get_const_col_idxs() const noexcept { return col_idxs_.get_const_data(); }
+    I* get_row_ptrs() noexcept { return row_ptrs_.get_data(); }
+    const I* get_const_row_ptrs() const noexcept { return row_ptrs_.get_const_data(); }
+
+    void set_spmv_algorithm(CsrSpmvAlgorithm algorithm) noexcept { algorithm_ = algorithm; }
+    CsrSpmvAlgorithm get_spmv_algorithm() const noexcept { return algorithm_; }
+
+    std::unique_ptr<LinOp> clone_to(std::shared_ptr<const Executor> exec) const override;
+    std::string get_type_name() const override;
+
+protected:
+    Csr(std::shared_ptr<const Executor> exec, dim2 size, array<V> values, array<I> col_idxs,
+        array<I> row_ptrs);
+
+    void apply_impl(const LinOp& b, LinOp& x) const override;
+    void apply_impl(double alpha, const LinOp& b, double beta, LinOp& x) const override;
+
+private:
+    array<V> values_;
+    array<I> col_idxs_;
+    array<I> row_ptrs_;
+    CsrSpmvAlgorithm algorithm_ = CsrSpmvAlgorithm::automatic;
+};
+
+}  // namespace matrix
+}  // namespace larch

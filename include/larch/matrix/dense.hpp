@@ -1,0 +1,95 @@
+// matrix::Dense<T>: a dense row-major matrix with a row stride; also the vector type of every solver
+// (one column per right-hand side).
+#pragma once
+
+#include <initializer_list>
+#include <memory>
+#include <vector>
+
+#include "larch/base/array.hpp"
+#include "larch/base/lin_op.hpp"
+#include "larch/base/matrix_data.hpp"
+
+namespace larch {
+namespace matrix {
+
+/**
+ * Dense row-major matrix: entry (i, j) is at values[i * stride + j], stride >= cols.
+ * As a LinOp it computes x = A b (GEMM). BLAS-1 operations work column by column with host scalars;
+ * reductions (dot, norm2) return one host value per column. All operations run on reference, omp, cuda
+ * and hip. Throws DimensionMismatch for operands whose sizes differ.
+ */
+template <typename T>
+class Dense : public LinOp {
+public:
+    using value_type = T;
+
+    /// An uninitialized rows x cols matrix on `exec` (stride 0 means stride = cols).
+    static std::unique_ptr<Dense> create(std::shared_ptr<const Executor> exec, dim2 size = {},
+                                         size_type stride = 0);
+    /// A matrix over existing values (size.rows * stride elements at least, on `exec`).
+    static std::unique_ptr<Dense> create(std::shared_ptr<const Executor> exec, dim2 size,
+                                         array<T> values, size_type stride);
+    /// A matrix from host rows, e.g. create(exec, {{1, 2}, {3, 4}}); a single row list {{1}, {2}}
+    /// makes a column vector. Throws BadInput for ragged rows.
+    static std::unique_ptr<Dense> create(std::shared_ptr<const Executor> exec,
+                                         std::initializer_list<std::initializer_list<T>> rows);
+    /// A matrix from coordinate data (entries not listed are zero; duplicates are summed).
+    template <typename IndexType>
+    static std::unique_ptr<Dense> create(std::shared_ptr<const Executor> exec,
+                                         const matrix_data<T, IndexType>& data);
+
+    /// A view of column `col` (size rows x 1, same stride): writes to it change this matrix.
+    std::unique_ptr<Dense> create_column_view(size_type col);
+    std::unique_ptr<const Dense> create_const_column_view(size_type col) const;
+    /// A view of columns [first, first + count).
+    std::unique_ptr<Dense> create_columns_view(size_type first, size_type count);
+
+    T* get_values() noexcept { return values_.get_data(); }
+    const T* get_const_values() const noexcept { return values_.get_const_data(); }
+    size_type get_stride() const noexcept { return stride_; }
+    /// Entry (row, col); only for matrices on a host executor (throws NotSupported otherwise).
+    T at(size_type row, size_type col) const;
+    /// All entries, row-major without padding, copied to the host.
+    std::vector<T> copy_to_host() const;
+
+    /// The entries as coordinate data (zeros included).
+    template <typename IndexType = std::int32_t>
+    matrix_data<T, IndexType> to_data() const;
+
+    std::unique_ptr<LinOp> clone_to(std::shared_ptr<const Executor> exec) const override;
+    std::unique_ptr<Dense> clone_dense(std::shared_ptr<const Executor> exec) const;
+    std::string get_type_name() const override;
+
+    /// this = other (sizes must match; other may live on any executor).
+    void copy_from(const Dense& other);
+    /// Every entry set to `value`.
+    void fill(T value);
+    /// this = alpha * this.
+    void scale(T alpha);
+    /// this = this + alpha * b.
+    void add_scaled(T alpha, const Dense& b);
+    /// this = alpha * this + b (the update x = b + beta x of Krylov methods).
+    void scale_add(T alpha, const Dense& b);
+    /// Per column j: sum_i this(i, j) * b(i, j).
+    std::vector<T> compute_dot(const Dense& b) const;
+    /// Per column j: the Euclidean norm of column j (scaled to avoid overflow).
+    std::vector<T> compute_norm2() const;
+    /// The transpose as a new matrix.
+    std::unique_ptr<Dense> transpose() const;
+
+protected:
+    Dense(std::shared_ptr<const Executor> exec, dim2 size, array<T> values, size_type stride);
+
+    void apply_impl(const LinOp& b, LinOp& x) const override;
+    void apply_impl(double alpha, const LinOp& b, double beta, LinOp& x) const override;
+
+private:
+    void check_same_size(const char* operation, const Dense& other) const;
+
+    array<T> values_;
+    size_type stride_;
+};
+
+}  // namespace matrix
+}  // namespace larch
