@@ -1,0 +1,49 @@
+// BatchLinOp<T>: a batch of independent linear operators applied item by item to a batch::Vector.
+#pragma once
+
+#include <memory>
+#include <string>
+
+#include "larch/base/executor.hpp"
+#include "larch/base/types.hpp"
+#include "larch/batch/vector.hpp"
+
+namespace larch {
+namespace batch {
+
+/**
+ * A batch of operators A_i; apply(b, x) computes x_i = A_i b_i for every item i. Sizes and executors
+ * are checked in apply() before any kernel runs: DimensionMismatch names the first offending item and
+ * both sizes; NotSupported for operands on an executor whose memory this operator cannot address.
+ */
+template <typename T>
+class BatchLinOp {
+public:
+    virtual ~BatchLinOp() = default;
+
+    /// x_i = A_i b_i for every item; b_i has cols(A_i) rows, x_i has rows(A_i) rows and as many
+    /// columns as b_i. x must not be the same object as b.
+    void apply(const Vector<T>& b, Vector<T>& x) const;
+
+    virtual size_type get_num_items() const = 0;
+    /// Rows x columns of operator `item`.
+    virtual dim2 get_item_size(size_type item) const = 0;
+    /// A short name for messages ("batch::Dense<double>", ...).
+    virtual std::string get_type_name() const = 0;
+
+    const std::shared_ptr<const Executor>& get_executor() const noexcept { return exec_; }
+
+protected:
+    explicit BatchLinOp(std::shared_ptr<const Executor> exec) : exec_{std::move(exec)} {}
+    BatchLinOp(const BatchLinOp&) = default;
+    BatchLinOp& operator=(const BatchLinOp&) = default;
+
+    /// Called after validation.
+    virtual void apply_impl(const Vector<T>& b, Vector<T>& x) const = 0;
+
+private:
+    std::shared_ptr<const Executor> exec_;
+};
+
+}  // namespace batch
+}  // namespace larch
