@@ -1,0 +1,106 @@
+// Matrix Market writer: `coordinate real general` or `array real general`, values in the shortest
+// decimal form that reads back to the same floating-point number.
+#include <cerrno>
+#include <charconv>
+#include <cstring>
+#include <fstream>
+#include <limits>
+#include <ostream>
+#include <vector>
+
+#include "larch/io/matrix_market.hpp"
+
+namespace larch {
+namespace io {
+namespace {
+
+// Appends the shortest round-trip decimal form of `value` (std::to_chars without a precision).
+template <typename V>
+void append_value(std::string& line, V value)
+{
+    char buffer[64];
+    const auto result = std::to_chars(buffer, buffer + sizeof(buffer), value);
+    line.append(buffer, result.ptr);
+}
+
+template <typename V, typename I>
+void write_coordinate(std::ostream& stream, const matrix_data<V, I>& data)
+{
+    stream << "%%MatrixMarket matrix coordinate real general\n"
+           << data.size.rows << ' ' << data.size.cols << ' ' << data.entries.size() << '\n';
+    std::string line;
+    for (const auto& e : data.entries) {
+        line = std::to_string(static_cast<long long>(e.row) + 1) + ' ' +
+               std::to_string(static_cast<long long>(e.col) + 1) + ' ';
+        append_value(line, e.value);
+        line += '\n';
+        stream << line;
+    }
+}
+
+template <typename V, typename I>
+void write_array(std::ostream& stream, const matrix_data<V, I>& data)
+{
+    const auto rows = data.size.rows;
+    const auto cols = data.size.cols;
+    if (rows != 0 && cols > std::numeric_limits<size_type>::max() / sizeof(V) / rows) {
+        LARCH_THROW(BadInput, "write_matrix_market: a dense " + to_string(data.size) +
+                                  " array does not fit in memory; write it in coordinate format");
+    }
+    std::vector<V> column_major(rows * cols, V{0});
+    for (const auto& e : data.entries) {
+        column_major[static_cast<size_type>(e.col) * rows + static_cast<size_type>(e.row)] += e.value;
+    }
+    stream << "%%MatrixMarket matrix array real general\n" << rows << ' ' << cols << '\n';
+    std::string line;
+    for (const auto value : column_major) {
+        line.clear();
+        append_value(line, value);
+        line += '\n';
+        stream << line;
+    }
+}
+
+}  // namespace
+
+template <typename V, typename I>
+void write_matrix_market(std::ostream& stream, const matrix_data<V, I>& data, MatrixMarketFormat format)
+{
+    data.validate("write_matrix_market");
+    if (format == MatrixMarketFormat::coordinate) {
+        write_coordinate(stream, data);
+    } else {
+        write_array(stream, data);
+    }
+    stream.flush();
+    if (!stream) {
+        LARCH_THROW(BadInput, "write_matrix_market: the output stream failed while writing a " +
+                                  to_string(data.size) + " matrix");
+    }
+}
+
+template <typename V, typename I>
+void write_matrix_market(const std::string& path, const matrix_data<V, I>& data, MatrixMarketFormat format)
+{
+    std::ofstream file{path};
+    if (!file) {
+        LARCH_THROW(BadInput, "write_matrix_market: cannot open '" + path +
+                                  "' for writing: " + std::strerror(errno));
+    }
+    write_matrix_market(file, data, format);
+}
+
+#define LARCH_INSTANTIATE_MATRIX_MARKET_WRITER(V, I)                                                \
+    template void write_matrix_market<V, I>(std::ostream&, const matrix_data<V, I>&,          \
+                                            MatrixMarketFormat);                              \
+    template void write_matrix_market<V, I>(const std::string&, const matrix_data<V, I>&, \
+                                            MatrixMarketFormat)
+
+LARCH_INSTANTIATE_MATRIX_MARKET_WRITER(float, std::int32_t);
+LARCH_INSTANTIATE_MATRIX_MARKET_WRITER(float, std::int64_t);
+LARCH_INSTANTIATE_MATRIX_MARKET_WRITER(double, std::int32_t);
+LARCH_INSTANTIATE_MATRIX_MARKET_WRITER(double, std::int64_t);
+#undef LARCH_INSTANTIATE_MATRIX_MARKET_WRITER
+
+}  // namespace io
+}  // namespace larch
