@@ -7,8 +7,9 @@ namespace larch {
 namespace kernels {
 
 LARCH_DECLARE_KERNEL(namespace components {
-    /// values[0..n) becomes its exclusive prefix sum; values[n - 1] must be a spare slot (count 0) so
-    /// that it receives the total. Used with n = num_rows + 1.
+    /// values[0..n) becomes its exclusive prefix sum: values[i] = sum of the old values[0..i). The last
+    /// slot is a spare one whose old content is never read; it receives the total. Used with
+    /// n = num_rows + 1 on per-row counts to make row pointers.
     template <typename I>
     void prefix_sum(const DefaultExecutor& exec, I* values, size_type n);
 })

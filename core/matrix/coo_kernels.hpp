@@ -13,7 +13,7 @@ LARCH_DECLARE_KERNEL(namespace coo {
     template <typename V, typename I>
     void spmv(const DefaultExecutor& exec, V alpha, const matrix::Coo<V, I>& a,
               const matrix::Dense<V>& b, V beta, matrix::Dense<V>& x);
-    /// Compresses sorted row indices into num_rows + 1 row pointers.
+    /// Compresses sorted row indices into num_rows + 1 row pointers (rows without entries included).
     template <typename I>
     void convert_row_idxs_to_ptrs(const DefaultExecutor& exec, const I* row_idxs,
                                   size_type num_nonzeros, I* row_ptrs, size_type num_rows);

@@ -17,7 +17,8 @@ LARCH_DECLARE_KERNEL(namespace csr {
     template <typename V, typename I>
     void spmv(const DefaultExecutor& exec, V alpha, const matrix::Csr<V, I>& a,
               const matrix::Dense<V>& b, V beta, matrix::Dense<V>& x);
-    /// Expands row pointers into one row index per nonzero.
+    /// Expands row pointers into one row index per nonzero: fills result.get_row_idxs() only (result is
+    /// sized with the source's nonzero count; core copies values and column indices itself).
     template <typename V, typename I>
     void convert_to_coo(const DefaultExecutor& exec, const matrix::Csr<V, I>& source,
                         matrix::Coo<V, I>& result);
@@ -25,10 +26,12 @@ LARCH_DECLARE_KERNEL(namespace csr {
     template <typename V, typename I>
     void compute_max_row_nnz(const DefaultExecutor& exec, const matrix::Csr<V, I>& source,
                              size_type& result);
-    /// Fills an Ell already sized with num_stored_per_row >= the longest row.
+    /// Fills an Ell already sized with num_stored_per_row >= the longest row: every slot of rows
+    /// [0, rows), padding included (column invalid_index, value 0).
     template <typename V, typename I>
     void convert_to_ell(const DefaultExecutor& exec, const matrix::Csr<V, I>& source,
                         matrix::Ell<V, I>& result);
+    /// Scatters the nonzeros into `result` (same size as the source), which core has zero-filled.
     template <typename V, typename I>
     void convert_to_dense(const DefaultExecutor& exec, const matrix::Csr<V, I>& source,
                           matrix::Dense<V>& result);

@@ -4,6 +4,7 @@
 
 #include "core/base/kernel_dispatch.hpp"
 #include "larch/base/array.hpp"
+#include "larch/matrix/csr.hpp"
 #include "larch/matrix/dense.hpp"
 
 namespace larch {
@@ -36,11 +37,13 @@ LARCH_DECLARE_KERNEL(namespace dense {
     template <typename T>
     void gemm(const DefaultExecutor& exec, T alpha, const matrix::Dense<T>& a,
               const matrix::Dense<T>& b, T beta, matrix::Dense<T>& c);
-    /// row_nnz[i] = number of nonzero entries of row i (for conversion to sparse formats).
+    /// row_nnz[i] = number of nonzero entries of row i (for conversion to sparse formats); row_nnz has
+    /// rows + 1 slots, the last one is left for prefix_sum.
     template <typename T, typename I>
     void count_nonzeros_per_row(const DefaultExecutor& exec, const matrix::Dense<T>& source,
                                 I* row_nnz);
-    /// Fills a Csr whose row pointers are already computed.
+    /// Fills the column indices and values of a Csr whose row pointers are already computed (the nonzero
+    /// entries of each row, in column order).
     template <typename T, typename I>
     void convert_to_csr(const DefaultExecutor& exec, const matrix::Dense<T>& source,
                         matrix::Csr<T, I>& result);

@@ -14,11 +14,12 @@ LARCH_DECLARE_KERNEL(namespace ell {
     template <typename V, typename I>
     void spmv(const DefaultExecutor& exec, V alpha, const matrix::Ell<V, I>& a,
               const matrix::Dense<V>& b, V beta, matrix::Dense<V>& x);
-    /// row_nnz[i] = number of non-padding slots of row i.
+    /// row_nnz[i] = number of non-padding slots of row i (row_nnz has rows + 1 slots, the last one is
+    /// left for prefix_sum).
     template <typename V, typename I>
     void count_nonzeros_per_row(const DefaultExecutor& exec, const matrix::Ell<V, I>& source,
                                 I* row_nnz);
-    /// Fills a Csr whose row pointers are already computed.
+    /// Fills the column indices and values of a Csr whose row pointers are already computed.
     template <typename V, typename I>
     void convert_to_csr(const DefaultExecutor& exec, const matrix::Ell<V, I>& source,
                         matrix::Csr<V, I>& result);
