@@ -75,5 +75,23 @@ LARCH_DECLARE_KERNEL(namespace batch_dense {
                                    const std::int32_t* info, T* cond);
 })
 
+/// The explicit instantiations every backend's batch_dense kernel file ends with, once per value type:
+/// LARCH_INSTANTIATE_BATCH_DENSE_KERNELS(float); inside namespace <backend>::batch_dense.
+#define LARCH_INSTANTIATE_BATCH_DENSE_KERNELS(T)                                                  \
+    template void apply<T>(const DefaultExecutor&, const batch::Dense<T>&,                        \
+                           const batch::Vector<T>&, batch::Vector<T>&);                           \
+    template void invert<T>(const DefaultExecutor&, const batch::Dense<T>&, batch::Dense<T>&,     \
+                            std::int32_t*);                                                       \
+    template void gauss_huard_factorize<T>(const DefaultExecutor&, batch::Dense<T>&,              \
+                                           std::int32_t*, std::int32_t*, bool);                   \
+    template void gauss_huard_solve<T>(const DefaultExecutor&, const batch::Dense<T>&,            \
+                                       const std::int32_t*, bool, const batch::Vector<T>&,        \
+                                       batch::Vector<T>&);                                        \
+    template void compute_infinity_norms<T>(const DefaultExecutor&, const batch::Dense<T>&, T*);  \
+    template void compute_condition_numbers<T>(const DefaultExecutor&, const batch::Dense<T>&,    \
+                                               batch::Dense<T>*, T*, std::int32_t*);              \
+    template void combine_condition_numbers<T>(const DefaultExecutor&, size_type, const T*,       \
+                                               const T*, const std::int32_t*, T*)
+
 }  // namespace kernels
 }  // namespace larch

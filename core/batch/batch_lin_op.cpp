@@ -1,0 +1,53 @@
+// BatchLinOp::apply: the per-item size and executor checks every batched apply passes first.
+#include "larch/batch/batch_lin_op.hpp"
+
+#include "larch/base/exception.hpp"
+
+namespace larch {
+namespace batch {
+
+template <typename T>
+void BatchLinOp<T>::apply(const Vector<T>& b, Vector<T>& x) const
+{
+    const auto name = get_type_name() + "::apply";
+    const auto num_items = get_num_items();
+    if (b.get_num_items() != num_items || x.get_num_items() != num_items) {
+        LARCH_THROW(DimensionMismatch, name + ": the operator has " + std::to_string(num_items) +
+                                           " items but b has " +
+                                           std::to_string(b.get_num_items()) + " and x has " +
+                                           std::to_string(x.get_num_items()));
+    }
+    if (x.get_num_cols() != b.get_num_cols()) {
+        LARCH_THROW(DimensionMismatch, name + ": b has " + std::to_string(b.get_num_cols()) +
+                                           " columns but x has " +
+                                           std::to_string(x.get_num_cols()));
+    }
+    LARCH_ENSURE(&b != &x, NotSupported, name + ": x must not be the same object as b");
+    for (size_type item = 0; item < num_items; ++item) {
+        const auto size = get_item_size(item);
+        const auto b_rows = b.get_item_size(item).rows;
+        const auto x_rows = x.get_item_size(item).rows;
+        if (b_rows != size.cols || x_rows != size.rows) {
+            LARCH_THROW(DimensionMismatch,
+                        name + ": item " + std::to_string(item) + " of the operator is " +
+                            to_string(size) + " but b has " + std::to_string(b_rows) +
+                            " rows and x has " + std::to_string(x_rows) + " (expected " +
+                            std::to_string(size.cols) + " and " + std::to_string(size.rows) + ")");
+        }
+    }
+    for (const Vector<T>* operand : {&b, static_cast<const Vector<T>*>(&x)}) {
+        if (!exec_->memory_accessible(*operand->get_executor())) {
+            LARCH_THROW(NotSupported, name + ": operand on executor " +
+                                          operand->get_executor()->get_name() +
+                                          " but the operator lives on " + exec_->get_name() +
+                                          "; copy it there first (clone_to)");
+        }
+    }
+    apply_impl(b, x);
+}
+
+template class BatchLinOp<float>;
+template class BatchLinOp<double>;
+
+}  // namespace batch
+}  // namespace larch

@@ -1,0 +1,54 @@
+// batch::ItemLayout: validation of item sizes and the prefix sums that place the items in one array.
+#include "larch/batch/item_layout.hpp"
+
+#include <algorithm>
+#include <limits>
+
+namespace larch {
+namespace batch {
+
+ItemLayout::ItemLayout(std::shared_ptr<const Executor> exec)
+    : ItemLayout(std::move(exec), std::vector<dim2>{})
+{}
+
+ItemLayout::ItemLayout(std::shared_ptr<const Executor> exec, std::vector<dim2> sizes)
+    : exec_{exec}, sizes_{std::move(sizes)}, rows_{exec}, cols_{exec}, offsets_{exec},
+      row_offsets_{exec}
+{
+    constexpr auto max_dim = static_cast<size_type>(std::numeric_limits<std::int32_t>::max());
+    const auto num_items = sizes_.size();
+    std::vector<std::int32_t> rows(num_items);
+    std::vector<std::int32_t> cols(num_items);
+    host_offsets_.assign(num_items + 1, 0);
+    host_row_offsets_.assign(num_items + 1, 0);
+    for (size_type item = 0; item < num_items; ++item) {
+        const auto size = sizes_[item];
+        if (size.rows == 0 || size.cols == 0 || size.rows > max_dim || size.cols > max_dim) {
+            LARCH_THROW(BadInput, "batch::ItemLayout: item " + std::to_string(item) + " has size " +
+                                      to_string(size) +
+                                      "; every item needs 1 to 2^31-1 rows and columns");
+        }
+        rows[item] = static_cast<std::int32_t>(size.rows);
+        cols[item] = static_cast<std::int32_t>(size.cols);
+        host_offsets_[item + 1] =
+            host_offsets_[item] + static_cast<std::int64_t>(size.rows * size.cols);
+        host_row_offsets_[item + 1] = host_row_offsets_[item] + static_cast<std::int64_t>(size.rows);
+        max_size_.rows = std::max(max_size_.rows, size.rows);
+        max_size_.cols = std::max(max_size_.cols, size.cols);
+        uniform_ = uniform_ && size == sizes_.front();
+        square_ = square_ && size.rows == size.cols;
+    }
+    rows_ = array<std::int32_t>{exec, rows.begin(), rows.end()};
+    cols_ = array<std::int32_t>{exec, cols.begin(), cols.end()};
+    offsets_ = array<std::int64_t>{exec, host_offsets_.begin(), host_offsets_.end()};
+    row_offsets_ = array<std::int64_t>{exec, host_row_offsets_.begin(), host_row_offsets_.end()};
+}
+
+ItemLayout ItemLayout::clone_to(std::shared_ptr<const Executor> exec) const
+{
+    // Recomputing the prefix sums costs as much as copying them and keeps one code path.
+    return ItemLayout{std::move(exec), sizes_};
+}
+
+}  // namespace batch
+}  // namespace larch
