@@ -4,6 +4,8 @@
 
 #include <algorithm>
 #include <cstdint>
+#include <type_traits>
+#include <utility>
 
 #include "cuda/base/runtime.hpp"
 
@@ -19,7 +21,10 @@ constexpr int default_block_size = 256;
 constexpr int max_threads_per_multiprocessor = 2048;
 
 /// ceil(a / b) for positive b.
-constexpr std::int64_t ceildiv(std::int64_t a, std::int64_t b) { return (a + b - 1) / b; }
+constexpr std::int64_t ceildiv(std::int64_t a, std::int64_t b)
+{
+    return (a + b - 1) / b;
+}
 
 /// The number of blocks a one-thread-per-item kernel over `num_items` needs; at least 1.
 inline unsigned num_blocks_for(std::int64_t num_items, int block_size = default_block_size)
@@ -32,9 +37,11 @@ inline unsigned num_blocks_for(std::int64_t num_items, int block_size = default_
 inline unsigned grid_stride_num_blocks(const GpuExecutor& exec, std::int64_t num_items,
                                        int block_size = default_block_size)
 {
-    const std::int64_t resident = std::max<std::int64_t>(
-        1, std::int64_t{exec.get_num_multiprocessors()} * (max_threads_per_multiprocessor / block_size));
-    return static_cast<unsigned>(std::min<std::int64_t>(resident, num_blocks_for(num_items, block_size)));
+    const std::int64_t resident =
+        std::max<std::int64_t>(1, std::int64_t{exec.get_num_multiprocessors()} *
+                                      (max_threads_per_multiprocessor / block_size));
+    return static_cast<unsigned>(
+        std::min<std::int64_t>(resident, num_blocks_for(num_items, block_size)));
 }
 
 /**
@@ -63,7 +70,8 @@ public:
 
     __device__ GridStrideRange(std::int64_t begin, std::int64_t end, std::int64_t step)
         : begin_{begin}, end_{end}, step_{step}
-    {}
+    {
+    }
     __device__ iterator begin() const { return {begin_, step_}; }
     __device__ iterator end() const { return {end_, step_}; }
 
@@ -103,9 +111,30 @@ void launch_for_each(const GpuExecutor& exec, std::int64_t num_items, Function f
         return;
     }
     for_each_kernel<<<grid_stride_num_blocks(exec, num_items), default_block_size>>>(num_items,
-                                                                                      function);
+                                                                                     function);
     ::larch::kernels::LARCH_DEVICE_NAMESPACE::check(LARCH_RT(GetLastError)(), name, __FILE__,
                                                     __LINE__);
+}
+
+/**
+ * Picks a sub-warp size at run time for kernels templated on it: calls
+ * `callback(std::integral_constant<int, S>{})` with the smallest S of the list `sizes...` (ascending
+ * powers of two) with S >= `needed`, or with the largest one if none is. Keeping the list short keeps
+ * the number of instantiations (and the build time) down, e.g.
+ * `dispatch_subwarp_size<2, 4, 8, 16, 32>(avg_row_nnz, [&](auto subwarp) { kernel<decltype(subwarp)::value><<<...>>>(...); });`
+ */
+template <int first, int... rest, typename Callback>
+void dispatch_subwarp_size(int needed, Callback&& callback)
+{
+    if constexpr (sizeof...(rest) == 0) {
+        callback(std::integral_constant<int, first>{});
+    } else {
+        if (needed <= first) {
+            callback(std::integral_constant<int, first>{});
+        } else {
+            dispatch_subwarp_size<rest...>(needed, std::forward<Callback>(callback));
+        }
+    }
 }
 
 }  // namespace LARCH_DEVICE_NAMESPACE

@@ -4,9 +4,9 @@
 
 #include "core/components/prefix_sum_kernels.hpp"
 #include "cuda/base/runtime.hpp"
-#include "larch/base/array.hpp"
 #include "cuda/components/launch.cuh"
 #include "cuda/components/warp.cuh"
+#include "larch/base/array.hpp"
 
 namespace larch {
 namespace kernels {

@@ -1,8 +1,13 @@
 // Block-wide all-reduce built on the sub-warp collectives of warp.cuh (32-lane groups, so the same code
-// is right for 32- and 64-lane hardware warps).
+// is right for 32- and 64-lane hardware warps), and a deterministic device-wide reduction per column.
 #pragma once
 
+#include <algorithm>
+#include <cstdint>
+
+#include "cuda/components/launch.cuh"
 #include "cuda/components/warp.cuh"
+#include "larch/base/array.hpp"
 
 namespace larch {
 namespace kernels {
@@ -35,6 +40,90 @@ __device__ __forceinline__ T block_all_reduce(T value, Op op)
     }
     __syncthreads();
     return result;
+}
+
+constexpr int reduction_block_size = 256;
+/// Enough partial results per column to fill the device for one column, few enough for one block to
+/// finish them quickly.
+constexpr std::int64_t max_partials_per_column = 1024;
+
+/// Stage 1: each block reduces `entry(row, col)` over its grid-stride share of the rows of column
+/// blockIdx.y (and further columns with stride gridDim.y); one partial result per block and column.
+template <typename T, typename Entry, typename Op>
+__global__ void __launch_bounds__(reduction_block_size)
+    reduce_columns_partial(std::int64_t rows, std::int64_t cols, Entry entry, Op op, T identity,
+                           T* partials)
+{
+    for (std::int64_t col = blockIdx.y; col < cols; col += gridDim.y) {
+        T partial = identity;
+        for (std::int64_t row = std::int64_t{blockIdx.x} * blockDim.x + threadIdx.x; row < rows;
+             row += std::int64_t{gridDim.x} * blockDim.x) {
+            partial = op(partial, entry(row, col));
+        }
+        partial = block_all_reduce<reduction_block_size>(partial, op);
+        if (threadIdx.x == 0) {
+            partials[col * gridDim.x + blockIdx.x] = partial;
+        }
+    }
+}
+
+/// Stage 2: one block per column combines its partial results; result[col] = finalize(col, total).
+template <typename T, typename Op, typename Finalize>
+__global__ void __launch_bounds__(reduction_block_size)
+    reduce_columns_final(std::int64_t num_partials, std::int64_t cols, const T* partials, Op op,
+                         T identity, Finalize finalize, T* result)
+{
+    for (std::int64_t col = blockIdx.x; col < cols; col += gridDim.x) {
+        T total = identity;
+        for (std::int64_t i = threadIdx.x; i < num_partials; i += blockDim.x) {
+            total = op(total, partials[col * num_partials + i]);
+        }
+        total = block_all_reduce<reduction_block_size>(total, op);
+        if (threadIdx.x == 0) {
+            result[col] = finalize(col, total);
+        }
+    }
+}
+
+/// The finalize functor of a plain reduction.
+struct KeepTotal {
+    template <typename T>
+    __device__ T operator()(std::int64_t, T total) const
+    {
+        return total;
+    }
+};
+
+/**
+ * result[col] = finalize(col, op(entry(0, col), ..., entry(rows - 1, col))) for every col < cols, with
+ * `result` in device memory. Two launches (blocks over rows on x and columns on y, then one block per
+ * column over the partial results) and a workspace of at most 1024 values per column. `entry` and
+ * `finalize` are functors with `__device__ T operator()(std::int64_t, std::int64_t)` and
+ * `__device__ T operator()(std::int64_t col, T total)`. Deterministic for a given device: the grid
+ * depends only on the sizes and the device. A plain reduction is the case cols == 1.
+ */
+template <typename T, typename Entry, typename Op, typename Finalize>
+void reduce_columns(const GpuExecutor& exec, std::int64_t rows, std::int64_t cols, Entry entry,
+                    Op op, T identity, Finalize finalize, T* result)
+{
+    if (cols == 0) {
+        return;
+    }
+    constexpr std::int64_t max_grid_y = 65535;
+    const std::int64_t blocks_per_column = std::min<std::int64_t>(
+        max_partials_per_column,
+        std::max<std::int64_t>(1, grid_stride_num_blocks(exec, rows, reduction_block_size) /
+                                      std::min(cols, std::int64_t{32})));
+    const std::int64_t column_blocks = std::min(cols, max_grid_y);
+    array<T> partials{exec.shared_from_this(), static_cast<size_type>(blocks_per_column * cols)};
+    reduce_columns_partial<<<dim3(static_cast<unsigned>(blocks_per_column),
+                                  static_cast<unsigned>(column_blocks)),
+                             reduction_block_size>>>(rows, cols, entry, op, identity,
+                                                     partials.get_data());
+    LARCH_LAUNCH_CHECK("components::reduce_columns_partial");
+    reduce_columns_final<<<static_cast<unsigned>(column_blocks), reduction_block_size>>>(
+        blocks_per_column, cols, partials.get_const_data(), op, identity, finalize, result);
+    LARCH_LAUNCH_CHECK("components::reduce_columns_final");
 }
 
 }  // namespace LARCH_DEVICE_NAMESPACE

@@ -79,83 +79,6 @@ void update_entries(const DefaultExecutor& exec, matrix::Dense<T>& x, const matr
     launch_for_each(exec, static_cast<index64>(size.rows * size.cols), functor, launch_name);
 }
 
-// ---- per-column reductions: blocks over rows (x) and columns (y), then one block per column ---------
-
-constexpr int reduction_block_size = 256;
-/// Enough partial results per column to fill the device for one column, few enough for one block to
-/// finish them quickly.
-constexpr index64 max_partials_per_column = 1024;
-
-/// Stage 1: each block reduces `entry(row, col)` over its grid-stride share of the rows of column
-/// blockIdx.y (and further columns with stride gridDim.y); one partial result per block and column.
-template <typename T, typename Entry, typename Op>
-__global__ void __launch_bounds__(reduction_block_size)
-    reduce_columns_partial(index64 rows, index64 cols, Entry entry, Op op, T identity, T* partials)
-{
-    for (index64 col = blockIdx.y; col < cols; col += gridDim.y) {
-        T partial = identity;
-        for (index64 row = index64{blockIdx.x} * blockDim.x + threadIdx.x; row < rows;
-             row += index64{gridDim.x} * blockDim.x) {
-            partial = op(partial, entry(row, col));
-        }
-        partial = block_all_reduce<reduction_block_size>(partial, op);
-        if (threadIdx.x == 0) {
-            partials[col * gridDim.x + blockIdx.x] = partial;
-        }
-    }
-}
-
-/// Stage 2: one block per column combines its partial results; result[col] = finalize(col, total).
-template <typename T, typename Op, typename Finalize>
-__global__ void __launch_bounds__(reduction_block_size)
-    reduce_columns_final(index64 num_partials, index64 cols, const T* partials, Op op, T identity,
-                         Finalize finalize, T* result)
-{
-    for (index64 col = blockIdx.x; col < cols; col += gridDim.x) {
-        T total = identity;
-        for (index64 i = threadIdx.x; i < num_partials; i += blockDim.x) {
-            total = op(total, partials[col * num_partials + i]);
-        }
-        total = block_all_reduce<reduction_block_size>(total, op);
-        if (threadIdx.x == 0) {
-            result[col] = finalize(col, total);
-        }
-    }
-}
-
-struct KeepTotal {
-    template <typename T>
-    __device__ T operator()(index64, T total) const
-    {
-        return total;
-    }
-};
-
-/// result[col] = finalize(col, op over rows of entry(row, col)), deterministic for a given device.
-template <typename T, typename Entry, typename Op, typename Finalize>
-void reduce_columns(const DefaultExecutor& exec, index64 rows, index64 cols, Entry entry, Op op,
-                    T identity, Finalize finalize, T* result)
-{
-    if (cols == 0) {
-        return;
-    }
-    constexpr index64 max_grid_y = 65535;
-    const index64 blocks_per_column = std::min<index64>(
-        max_partials_per_column,
-        std::max<index64>(1, grid_stride_num_blocks(exec, rows, reduction_block_size) /
-                                 std::min(cols, index64{32})));
-    const index64 column_blocks = std::min(cols, max_grid_y);
-    array<T> partials{exec.shared_from_this(), static_cast<size_type>(blocks_per_column * cols)};
-    reduce_columns_partial<<<dim3(static_cast<unsigned>(blocks_per_column),
-                                  static_cast<unsigned>(column_blocks)),
-                             reduction_block_size>>>(rows, cols, entry, op, identity,
-                                                     partials.get_data());
-    LARCH_LAUNCH_CHECK("dense::reduce_columns_partial");
-    reduce_columns_final<<<static_cast<unsigned>(column_blocks), reduction_block_size>>>(
-        blocks_per_column, cols, partials.get_const_data(), op, identity, finalize, result);
-    LARCH_LAUNCH_CHECK("dense::reduce_columns_final");
-}
-
 template <typename T>
 __device__ __forceinline__ T magnitude(T value)
 {
@@ -178,7 +101,10 @@ template <typename T>
 struct MagnitudeEntry {
     const T* a;
     index64 stride;
-    __device__ T operator()(index64 row, index64 col) const { return magnitude(a[row * stride + col]); }
+    __device__ T operator()(index64 row, index64 col) const
+    {
+        return magnitude(a[row * stride + col]);
+    }
 };
 
 /// (a_ij / scale_j)^2: summing these cannot overflow, since every term is at most 1.
@@ -349,9 +275,9 @@ void copy(const DefaultExecutor&, const matrix::Dense<T>& source, matrix::Dense<
         return;
     }
     LARCH_DEVICE_CHECK(LARCH_RT(Memcpy2D)(dest.get_values(), dest.get_stride() * sizeof(T),
-                                          source.get_const_values(), source.get_stride() * sizeof(T),
-                                          size.cols * sizeof(T), size.rows,
-                                          LARCH_RT(MemcpyDeviceToDevice)));
+                                          source.get_const_values(),
+                                          source.get_stride() * sizeof(T), size.cols * sizeof(T),
+                                          size.rows, LARCH_RT(MemcpyDeviceToDevice)));
 }
 
 template <typename T>
@@ -361,7 +287,8 @@ void scale(const DefaultExecutor& exec, T alpha, matrix::Dense<T>& x)
 }
 
 template <typename T>
-void add_scaled(const DefaultExecutor& exec, T alpha, const matrix::Dense<T>& b, matrix::Dense<T>& x)
+void add_scaled(const DefaultExecutor& exec, T alpha, const matrix::Dense<T>& b,
+                matrix::Dense<T>& x)
 {
     update_entries(exec, x, &b, AddScaled<T>{alpha}, "launch of dense::add_scaled");
 }
@@ -407,8 +334,9 @@ void transpose(const DefaultExecutor&, const matrix::Dense<T>& source, matrix::D
     if (size.rows == 0 || size.cols == 0) {
         return;
     }
-    const dim3 grid(static_cast<unsigned>(ceildiv(size.rows, transpose_tile)),
-                    static_cast<unsigned>(std::min<index64>(ceildiv(size.cols, transpose_tile), 65535)));
+    const dim3 grid(
+        static_cast<unsigned>(ceildiv(size.rows, transpose_tile)),
+        static_cast<unsigned>(std::min<index64>(ceildiv(size.cols, transpose_tile), 65535)));
     transpose_kernel<<<grid, dim3(transpose_tile, transpose_block_rows)>>>(
         size.rows, size.cols, source.get_const_values(), source.get_stride(), dest.get_values(),
         dest.get_stride());
@@ -416,8 +344,8 @@ void transpose(const DefaultExecutor&, const matrix::Dense<T>& source, matrix::D
 }
 
 template <typename T>
-void gemm(const DefaultExecutor& exec, T alpha, const matrix::Dense<T>& a, const matrix::Dense<T>& b,
-          T beta, matrix::Dense<T>& c)
+void gemm(const DefaultExecutor& exec, T alpha, const matrix::Dense<T>& a,
+          const matrix::Dense<T>& b, T beta, matrix::Dense<T>& c)
 {
     const index64 m = a.get_size().rows;
     const index64 k = a.get_size().cols;
@@ -439,10 +367,9 @@ void gemm(const DefaultExecutor& exec, T alpha, const matrix::Dense<T>& a, const
                      " columns exceed the device kernel's limit of 65535 * 16");
     const dim3 grid(static_cast<unsigned>(ceildiv(m, gemm_tile)),
                     static_cast<unsigned>(ceildiv(n, gemm_tile)));
-    gemm_kernel<<<grid, dim3(gemm_tile, gemm_tile)>>>(m, n, k, alpha, a.get_const_values(),
-                                                      a.get_stride(), b.get_const_values(),
-                                                      b.get_stride(), beta, c.get_values(),
-                                                      c.get_stride());
+    gemm_kernel<<<grid, dim3(gemm_tile, gemm_tile)>>>(
+        m, n, k, alpha, a.get_const_values(), a.get_stride(), b.get_const_values(), b.get_stride(),
+        beta, c.get_values(), c.get_stride());
     LARCH_LAUNCH_CHECK("dense::gemm");
 }
 
@@ -459,7 +386,8 @@ void count_nonzeros_per_row(const DefaultExecutor&, const matrix::Dense<T>& sour
 }
 
 template <typename T, typename I>
-void convert_to_csr(const DefaultExecutor&, const matrix::Dense<T>& source, matrix::Csr<T, I>& result)
+void convert_to_csr(const DefaultExecutor&, const matrix::Dense<T>& source,
+                    matrix::Csr<T, I>& result)
 {
     const auto size = source.get_size();
     if (size.rows == 0) {
@@ -471,25 +399,26 @@ void convert_to_csr(const DefaultExecutor&, const matrix::Dense<T>& source, matr
     LARCH_LAUNCH_CHECK("dense::convert_to_csr");
 }
 
-#define LARCH_INSTANTIATE_DENSE(T)                                                                 \
-    template void fill<T>(const DefaultExecutor&, matrix::Dense<T>&, T);                           \
-    template void copy<T>(const DefaultExecutor&, const matrix::Dense<T>&, matrix::Dense<T>&);     \
-    template void scale<T>(const DefaultExecutor&, T, matrix::Dense<T>&);                          \
-    template void add_scaled<T>(const DefaultExecutor&, T, const matrix::Dense<T>&,                \
-                                matrix::Dense<T>&);                                                \
-    template void scale_add<T>(const DefaultExecutor&, T, const matrix::Dense<T>&,                 \
-                               matrix::Dense<T>&);                                                 \
-    template void compute_dot<T>(const DefaultExecutor&, const matrix::Dense<T>&,                  \
-                                 const matrix::Dense<T>&, array<T>&);                              \
-    template void compute_norm2<T>(const DefaultExecutor&, const matrix::Dense<T>&, array<T>&);    \
-    template void transpose<T>(const DefaultExecutor&, const matrix::Dense<T>&, matrix::Dense<T>&); \
-    template void gemm<T>(const DefaultExecutor&, T, const matrix::Dense<T>&,                      \
+#define LARCH_INSTANTIATE_DENSE(T)                                                              \
+    template void fill<T>(const DefaultExecutor&, matrix::Dense<T>&, T);                        \
+    template void copy<T>(const DefaultExecutor&, const matrix::Dense<T>&, matrix::Dense<T>&);  \
+    template void scale<T>(const DefaultExecutor&, T, matrix::Dense<T>&);                       \
+    template void add_scaled<T>(const DefaultExecutor&, T, const matrix::Dense<T>&,             \
+                                matrix::Dense<T>&);                                             \
+    template void scale_add<T>(const DefaultExecutor&, T, const matrix::Dense<T>&,              \
+                               matrix::Dense<T>&);                                              \
+    template void compute_dot<T>(const DefaultExecutor&, const matrix::Dense<T>&,               \
+                                 const matrix::Dense<T>&, array<T>&);                           \
+    template void compute_norm2<T>(const DefaultExecutor&, const matrix::Dense<T>&, array<T>&); \
+    template void transpose<T>(const DefaultExecutor&, const matrix::Dense<T>&,                 \
+                               matrix::Dense<T>&);                                              \
+    template void gemm<T>(const DefaultExecutor&, T, const matrix::Dense<T>&,                   \
                           const matrix::Dense<T>&, T, matrix::Dense<T>&)
 
-#define LARCH_INSTANTIATE_DENSE_INDEX(T, I)                                                        \
-    template void count_nonzeros_per_row<T, I>(const DefaultExecutor&, const matrix::Dense<T>&,    \
-                                               I*);                                                \
-    template void convert_to_csr<T, I>(const DefaultExecutor&, const matrix::Dense<T>&,            \
+#define LARCH_INSTANTIATE_DENSE_INDEX(T, I)                                                     \
+    template void count_nonzeros_per_row<T, I>(const DefaultExecutor&, const matrix::Dense<T>&, \
+                                               I*);                                             \
+    template void convert_to_csr<T, I>(const DefaultExecutor&, const matrix::Dense<T>&,         \
                                        matrix::Csr<T, I>&)
 
 LARCH_INSTANTIATE_DENSE(float);

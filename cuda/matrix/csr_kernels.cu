@@ -1,0 +1,344 @@
+// Device kernels of matrix::Csr: larch's SpMV (a sub-warp per row sized from the average row length),
+// the dispatch to cuSPARSE, and the conversions to COO, ELL and Dense and the transpose.
+#include <cstdint>
+
+#include "core/components/prefix_sum_kernels.hpp"
+#include "core/matrix/csr_kernels.hpp"
+#include "cuda/base/runtime.hpp"
+#include "cuda/components/atomic.cuh"
+#include "cuda/components/launch.cuh"
+#include "cuda/components/reduction.cuh"
+#include "cuda/components/warp.cuh"
+#if !defined(__HIP__)
+#include "cuda/matrix/csr_cusparse.cuh"
+#endif
+
+namespace larch {
+namespace kernels {
+namespace LARCH_DEVICE_NAMESPACE {
+namespace csr {
+namespace {
+
+using index64 = std::int64_t;
+
+// ---- SpMV: one sub-warp per row ------------------------------------------------------------------
+
+/// One sub-warp of `subwarp_size` lanes per row; the lanes stride over the row's nonzeros (coalesced
+/// reads of values and column indices), then an all-reduce sums their products. Right-hand sides are
+/// handled one after the other; the row's nonzeros stay in cache between them.
+template <int subwarp_size, typename V, typename I>
+__global__ void __launch_bounds__(default_block_size)
+    spmv_kernel(index64 rows, index64 num_rhs, V alpha, const I* __restrict__ row_ptrs,
+                const I* __restrict__ col_idxs, const V* __restrict__ values,
+                const V* __restrict__ b, index64 b_stride, V beta, V* __restrict__ x,
+                index64 x_stride)
+{
+    const index64 row = warp::global_subwarp_id<subwarp_size>();
+    if (row >= rows) {
+        return;  // uniform over the sub-warp, so its collectives stay complete
+    }
+    const int lane = warp::rank<subwarp_size>();
+    const index64 begin = row_ptrs[row];
+    const index64 end = row_ptrs[row + 1];
+    for (index64 rhs = 0; rhs < num_rhs; ++rhs) {
+        V sum{};
+        for (index64 k = begin + lane; k < end; k += subwarp_size) {
+            sum += values[k] * b[col_idxs[k] * b_stride + rhs];
+        }
+        sum = warp::all_reduce_sum<subwarp_size>(sum);
+        if (lane == 0) {
+            V& result = x[row * x_stride + rhs];
+            // beta == 0 must not read x: it may hold NaN or uninitialized memory.
+            result = beta == V{0} ? alpha * sum : alpha * sum + beta * result;
+        }
+    }
+}
+
+template <typename V, typename I>
+void larch_spmv(const DefaultExecutor&, V alpha, const matrix::Csr<V, I>& a,
+                const matrix::Dense<V>& b, V beta, matrix::Dense<V>& x)
+{
+    const index64 rows = a.get_size().rows;
+    const index64 num_rhs = x.get_size().cols;
+    if (rows == 0 || num_rhs == 0) {
+        return;
+    }
+    // Sub-warp per row sized from the average row length ("CSR-smart"): short rows waste no lanes,
+    // long rows get a whole warp. A row much longer than the average still runs correctly, only on
+    // fewer lanes than it could use.
+    const index64 average_row_nnz =
+        ceildiv(static_cast<index64>(a.get_num_stored_elements()), rows);
+    const int needed = static_cast<int>(std::min<index64>(average_row_nnz, max_subwarp_size));
+    dispatch_subwarp_size<2, 4, 8, 16, 32>(needed, [&](auto subwarp) {
+        constexpr int subwarp_size = decltype(subwarp)::value;
+        spmv_kernel<subwarp_size><<<num_blocks_for(rows * subwarp_size), default_block_size>>>(
+            rows, num_rhs, alpha, a.get_const_row_ptrs(), a.get_const_col_idxs(),
+            a.get_const_values(), b.get_const_values(), b.get_stride(), beta, x.get_values(),
+            x.get_stride());
+        LARCH_LAUNCH_CHECK("csr::spmv_kernel");
+    });
+}
+
+// ---- conversions: one thread per row unless said otherwise ----------------------------------------
+
+template <typename I>
+struct ExpandRowPtrs {
+    const I* row_ptrs;
+    I* row_idxs;
+    __device__ void operator()(index64 row) const
+    {
+        for (I k = row_ptrs[row]; k < row_ptrs[row + 1]; ++k) {
+            row_idxs[k] = static_cast<I>(row);
+        }
+    }
+};
+
+template <typename I>
+struct RowLength {
+    const I* row_ptrs;
+    __device__ I operator()(index64 row, index64) const
+    {
+        return row_ptrs[row + 1] - row_ptrs[row];
+    }
+};
+
+/// Writes row `row` of the ELL matrix, padding included; consecutive threads write consecutive
+/// addresses (the ELL layout is column-major).
+template <typename V, typename I>
+struct FillEllRow {
+    const I* row_ptrs;
+    const I* col_idxs;
+    const V* values;
+    index64 num_stored_per_row;
+    index64 stride;
+    I* ell_col_idxs;
+    V* ell_values;
+    __device__ void operator()(index64 row) const
+    {
+        const index64 begin = row_ptrs[row];
+        const index64 row_nnz = row_ptrs[row + 1] - begin;
+        for (index64 slot = 0; slot < num_stored_per_row; ++slot) {
+            const index64 out = slot * stride + row;
+            const bool is_entry = slot < row_nnz;
+            ell_col_idxs[out] = is_entry ? col_idxs[begin + slot] : I{-1};  // Ell::invalid_index
+            ell_values[out] = is_entry ? values[begin + slot] : V{0};
+        }
+    }
+};
+
+template <typename V, typename I>
+struct ScatterToDense {
+    const I* row_ptrs;
+    const I* col_idxs;
+    const V* values;
+    V* dense;
+    index64 stride;
+    __device__ void operator()(index64 row) const
+    {
+        for (I k = row_ptrs[row]; k < row_ptrs[row + 1]; ++k) {
+            dense[row * stride + col_idxs[k]] = values[k];
+        }
+    }
+};
+
+// ---- transpose: count per column, prefix sum, scatter, then sort each output row ----------------
+
+/// One thread per nonzero: counts the nonzeros of each column into the output row pointers.
+template <typename I>
+struct CountColumns {
+    const I* col_idxs;
+    I* column_counts;
+    __device__ void operator()(index64 k) const { atomic_add(column_counts + col_idxs[k], I{1}); }
+};
+
+/// One thread per source row: claims a slot of each of its entries' output rows with an atomic. The
+/// order inside an output row depends on the scheduling, so SortTransposedRows restores it.
+template <typename V, typename I>
+struct ScatterTransposed {
+    const I* row_ptrs;
+    const I* col_idxs;
+    const V* values;
+    I* next_slot;
+    I* unsorted_col_idxs;
+    V* unsorted_values;
+    __device__ void operator()(index64 row) const
+    {
+        for (I k = row_ptrs[row]; k < row_ptrs[row + 1]; ++k) {
+            const I slot = atomic_add(next_slot + col_idxs[k], I{1});
+            unsorted_col_idxs[slot] = static_cast<I>(row);
+            unsorted_values[slot] = values[k];
+        }
+    }
+};
+
+/// One thread per output nonzero: finds its row by binary search, then its rank among the row's
+/// (distinct) column indices, and writes itself there. O(length^2) work per row, spread over the
+/// row's threads; deterministic and exactly the reference's order.
+template <typename V, typename I>
+struct SortTransposedRows {
+    const I* row_ptrs;
+    index64 num_rows;
+    const I* unsorted_col_idxs;
+    const V* unsorted_values;
+    I* col_idxs;
+    V* values;
+    __device__ void operator()(index64 k) const
+    {
+        index64 low = 0;  // invariant: row_ptrs[low] <= k < row_ptrs[high]
+        index64 high = num_rows;
+        while (high - low > 1) {
+            const index64 middle = (low + high) / 2;
+            if (row_ptrs[middle] <= k) {
+                low = middle;
+            } else {
+                high = middle;
+            }
+        }
+        const index64 begin = row_ptrs[low];
+        const index64 end = row_ptrs[low + 1];
+        const I col = unsorted_col_idxs[k];
+        index64 rank = 0;
+        for (index64 other = begin; other < end; ++other) {
+            rank += unsorted_col_idxs[other] < col ? 1 : 0;
+        }
+        col_idxs[begin + rank] = col;
+        values[begin + rank] = unsorted_values[k];
+    }
+};
+
+}  // namespace
+
+template <typename V, typename I>
+void spmv(const DefaultExecutor& exec, V alpha, const matrix::Csr<V, I>& a,
+          const matrix::Dense<V>& b, V beta, matrix::Dense<V>& x)
+{
+    switch (a.get_spmv_algorithm()) {
+        case matrix::CsrSpmvAlgorithm::larch:
+            larch_spmv(exec, alpha, a, b, beta, x);
+            return;
+        case matrix::CsrSpmvAlgorithm::vendor:
+#if defined(__HIP__)
+            LARCH_THROW(NotSupported,
+                        "Csr::apply: the vendor SpMV (cuSPARSE) exists only on CUDA; on HIP use "
+                        "CsrSpmvAlgorithm::larch or automatic");
+#else
+            cusparse_spmv(exec, alpha, a, b, beta, x);
+            return;
+#endif
+        case matrix::CsrSpmvAlgorithm::automatic:
+        default:
+            // The faster one on each backend, as measured by the benchmark suite: for now cuSPARSE on
+            // CUDA (until larch's kernel is measured against it), larch's kernel on HIP.
+#if defined(__HIP__)
+            larch_spmv(exec, alpha, a, b, beta, x);
+#else
+            cusparse_spmv(exec, alpha, a, b, beta, x);
+#endif
+            return;
+    }
+}
+
+template <typename V, typename I>
+void convert_to_coo(const DefaultExecutor& exec, const matrix::Csr<V, I>& source,
+                    matrix::Coo<V, I>& result)
+{
+    launch_for_each(exec, source.get_size().rows,
+                    ExpandRowPtrs<I>{source.get_const_row_ptrs(), result.get_row_idxs()},
+                    "launch of csr::convert_to_coo");
+}
+
+template <typename V, typename I>
+void compute_max_row_nnz(const DefaultExecutor& exec, const matrix::Csr<V, I>& source,
+                         size_type& result)
+{
+    const index64 rows = source.get_size().rows;
+    if (rows == 0) {
+        result = 0;
+        return;
+    }
+    array<I> max_row_nnz{exec.shared_from_this(), 1};
+    reduce_columns(exec, rows, 1, RowLength<I>{source.get_const_row_ptrs()}, warp::Max{}, I{0},
+                   KeepTotal{}, max_row_nnz.get_data());
+    result = static_cast<size_type>(max_row_nnz.copy_to_host()[0]);
+}
+
+template <typename V, typename I>
+void convert_to_ell(const DefaultExecutor& exec, const matrix::Csr<V, I>& source,
+                    matrix::Ell<V, I>& result)
+{
+    launch_for_each(exec, source.get_size().rows,
+                    FillEllRow<V, I>{source.get_const_row_ptrs(), source.get_const_col_idxs(),
+                                     source.get_const_values(),
+                                     static_cast<index64>(result.get_num_stored_per_row()),
+                                     static_cast<index64>(result.get_stride()),
+                                     result.get_col_idxs(), result.get_values()},
+                    "launch of csr::convert_to_ell");
+}
+
+template <typename V, typename I>
+void convert_to_dense(const DefaultExecutor& exec, const matrix::Csr<V, I>& source,
+                      matrix::Dense<V>& result)
+{
+    launch_for_each(exec, source.get_size().rows,
+                    ScatterToDense<V, I>{source.get_const_row_ptrs(), source.get_const_col_idxs(),
+                                         source.get_const_values(), result.get_values(),
+                                         static_cast<index64>(result.get_stride())},
+                    "launch of csr::convert_to_dense");
+}
+
+template <typename V, typename I>
+void transpose(const DefaultExecutor& exec, const matrix::Csr<V, I>& source,
+               matrix::Csr<V, I>& result)
+{
+    const index64 rows = source.get_size().rows;
+    const index64 cols = source.get_size().cols;
+    const index64 nnz = source.get_num_stored_elements();
+    I* transposed_row_ptrs = result.get_row_ptrs();
+    LARCH_DEVICE_CHECK(LARCH_RT(Memset)(transposed_row_ptrs, 0, (cols + 1) * sizeof(I)));
+    launch_for_each(exec, nnz, CountColumns<I>{source.get_const_col_idxs(), transposed_row_ptrs},
+                    "launch of csr::transpose (count)");
+    components::prefix_sum(exec, transposed_row_ptrs, cols + 1);
+    if (nnz == 0) {
+        return;
+    }
+    const auto device = exec.shared_from_this();
+    array<I> next_slot{device, static_cast<size_type>(cols)};
+    LARCH_DEVICE_CHECK(LARCH_RT(Memcpy)(next_slot.get_data(), transposed_row_ptrs, cols * sizeof(I),
+                                        LARCH_RT(MemcpyDeviceToDevice)));
+    array<I> unsorted_col_idxs{device, static_cast<size_type>(nnz)};
+    array<V> unsorted_values{device, static_cast<size_type>(nnz)};
+    launch_for_each(
+        exec, rows,
+        ScatterTransposed<V, I>{source.get_const_row_ptrs(), source.get_const_col_idxs(),
+                                source.get_const_values(), next_slot.get_data(),
+                                unsorted_col_idxs.get_data(), unsorted_values.get_data()},
+        "launch of csr::transpose (scatter)");
+    launch_for_each(
+        exec, nnz,
+        SortTransposedRows<V, I>{transposed_row_ptrs, cols, unsorted_col_idxs.get_const_data(),
+                                 unsorted_values.get_const_data(), result.get_col_idxs(),
+                                 result.get_values()},
+        "launch of csr::transpose (sort)");
+}
+
+#define LARCH_INSTANTIATE_CSR(V, I)                                                           \
+    template void spmv<V, I>(const DefaultExecutor&, V, const matrix::Csr<V, I>&,             \
+                             const matrix::Dense<V>&, V, matrix::Dense<V>&);                  \
+    template void convert_to_coo<V, I>(const DefaultExecutor&, const matrix::Csr<V, I>&,      \
+                                       matrix::Coo<V, I>&);                                   \
+    template void compute_max_row_nnz<V, I>(const DefaultExecutor&, const matrix::Csr<V, I>&, \
+                                            size_type&);                                      \
+    template void convert_to_ell<V, I>(const DefaultExecutor&, const matrix::Csr<V, I>&,      \
+                                       matrix::Ell<V, I>&);                                   \
+    template void convert_to_dense<V, I>(const DefaultExecutor&, const matrix::Csr<V, I>&,    \
+                                         matrix::Dense<V>&);                                  \
+    template void transpose<V, I>(const DefaultExecutor&, const matrix::Csr<V, I>&,           \
+                                  matrix::Csr<V, I>&)
+
+LARCH_INSTANTIATE_CSR(float, std::int32_t);
+LARCH_INSTANTIATE_CSR(double, std::int32_t);
+
+}  // namespace csr
+}  // namespace LARCH_DEVICE_NAMESPACE
+}  // namespace kernels
+}  // namespace larch
