@@ -1,0 +1,268 @@
+// Planning (defaults, list expansion, validation before anything runs) and running of benchmark cases.
+#include "benchmark/driver/runner.hpp"
+
+#include <chrono>
+#include <ctime>
+#include <fstream>
+#include <iostream>
+#include <map>
+
+#include "benchmark/driver/report.hpp"
+#include "benchmark/driver/statistics.hpp"
+
+namespace larch {
+namespace benchmark {
+namespace {
+
+const std::vector<std::string> common_fields{"operation", "executor", "precision",
+                                             "repetitions", "warmup", "name"};
+const std::vector<std::string> common_list_fields{"executor", "precision"};
+const std::vector<std::string> top_level_fields{"description", "defaults", "copy_bytes",
+                                                "cases"};
+constexpr long long default_copy_bytes = 256LL << 20;
+
+/// Replaces every list-valued field named in `list_fields` by each of its values in turn.
+std::vector<json> expand_lists(const json& spec, const std::string& path,
+                               const std::vector<std::string>& list_fields)
+{
+    std::vector<json> expanded{spec};
+    for (const auto& key : list_fields) {
+        if (!spec.contains(key) || !spec.at(key).is_array()) {
+            continue;
+        }
+        if (spec.at(key).empty()) {
+            throw ConfigError(path + "." + key + ": an empty list leaves nothing to run");
+        }
+        std::vector<json> next;
+        for (const auto& partial : expanded) {
+            for (const auto& value : spec.at(key)) {
+                next.push_back(partial);
+                next.back()[key] = value;
+            }
+        }
+        expanded = std::move(next);
+    }
+    return expanded;
+}
+
+PlannedCase validate_case(json spec, const std::string& path, const OperationInfo& operation)
+{
+    Fields fields{std::move(spec), path};
+    auto executor = fields.get_string("executor", "best");
+    if (executor == "best") {
+        executor = best_available_executor_name();
+    }
+    const auto precision = fields.get_string("precision", "double");
+    if (precision != "float" && precision != "double") {
+        fields.fail("precision", "must be \"float\" or \"double\", not \"" + precision + "\"");
+    }
+    const auto repetitions = static_cast<int>(fields.get_integer("repetitions", 10, 1, 1000000));
+    const auto warmup = static_cast<int>(fields.get_integer("warmup", 2, 0, 1000000));
+    fields.get_string("name", "");
+    if (operation.validate) {
+        operation.validate(fields);
+    }
+    return PlannedCase{std::move(fields), &operation, executor, precision, repetitions, warmup};
+}
+
+/// An executor, its timer and its copy bandwidth, created on first use; `unavailable` says why not.
+struct ExecutorState {
+    std::shared_ptr<const Executor> exec;
+    std::unique_ptr<Timer> timer;
+    std::string description;
+    double copy_bandwidth = 0.0;
+    std::string unavailable;
+};
+
+ExecutorState open_executor(const std::string& name, long long copy_bytes)
+{
+    ExecutorState state;
+    try {
+        state.exec = make_executor(name);
+    } catch (const BackendNotBuilt& error) {
+        state.unavailable = error.what();
+        return state;
+    } catch (const DeviceNotFound& error) {
+        state.unavailable = error.what();
+        return state;
+    }
+    state.timer = create_timer(state.exec);
+    state.description = describe_executor(state.exec);
+    state.copy_bandwidth = measure_copy_bandwidth(state.exec, copy_bytes, 5, *state.timer);
+    std::cout << "executor " << name << ": " << state.description << ", copy bandwidth "
+              << format_number(state.copy_bandwidth, 4) << " GB/s (" << copy_bytes
+              << " bytes copied)" << std::endl;
+    return state;
+}
+
+json rates(const Measurement& measurement, const CaseResult& result, double copy_bandwidth)
+{
+    const auto summary = summarize(measurement.seconds);
+    const double gbs = result.bytes / summary.median / 1e9;
+    return json{{"name", measurement.name},
+                {"time_s", {{"median", summary.median}, {"min", summary.min}, {"max", summary.max}}},
+                {"gflops", result.flops / summary.median / 1e9},
+                {"gbs", gbs},
+                {"copy_bandwidth_fraction", gbs / copy_bandwidth},
+                {"error", measurement.error}};
+}
+
+/// The JSON record of a case that ran; throws std::runtime_error if a result is wrong.
+json record_result(const CaseResult& result, double copy_bandwidth)
+{
+    json record = result.details;
+    record["label"] = result.label;
+    record["flops"] = result.flops;
+    record["bytes"] = result.bytes;
+    record["tolerance"] = result.tolerance;
+    for (const auto* measurement : {&result.ours, result.vendor ? &*result.vendor : nullptr}) {
+        if (measurement && !(measurement->error <= result.tolerance)) {
+            throw std::runtime_error(measurement->name + " result is wrong: error " +
+                                     format_number(measurement->error, 3) + " exceeds the tolerance " +
+                                     format_number(result.tolerance, 3) +
+                                     " against the reference executor");
+        }
+    }
+    record["larch"] = rates(result.ours, result, copy_bandwidth);
+    if (result.vendor) {
+        record["vendor"] = rates(*result.vendor, result, copy_bandwidth);
+        record["larch_over_vendor"] = summarize(result.vendor->seconds).median /
+                                      summarize(result.ours.seconds).median;
+    }
+    return record;
+}
+
+std::string current_time()
+{
+    const auto now = std::chrono::system_clock::to_time_t(std::chrono::system_clock::now());
+    char text[32];
+    std::strftime(text, sizeof text, "%Y-%m-%dT%H:%M:%SZ", std::gmtime(&now));
+    return text;
+}
+
+}  // namespace
+
+std::vector<PlannedCase> plan_cases(const json& config, const std::string& executor_override)
+{
+    const Fields root{config, "config"};
+    root.check_known(top_level_fields);
+    const auto defaults = root.has("defaults") ? root.get_object("defaults").get_json() : json::object();
+    if (!root.has("cases") || !config.at("cases").is_array()) {
+        throw ConfigError("config.cases: must be a list of cases");
+    }
+    std::vector<PlannedCase> planned;
+    for (size_type i = 0; i < config.at("cases").size(); ++i) {
+        const auto path = "cases[" + std::to_string(i) + "]";
+        const Fields given{config.at("cases").at(i), path};
+        json spec = defaults;
+        spec.update(given.get_json());
+        if (!executor_override.empty()) {
+            spec["executor"] = executor_override;
+        }
+        const Fields merged{spec, path};
+        const auto& operation = find_operation(merged.get_string("operation"));
+        auto known = common_fields;
+        known.insert(known.end(), operation.fields.begin(), operation.fields.end());
+        merged.check_known(known);
+        auto list_fields = common_list_fields;
+        list_fields.insert(list_fields.end(), operation.list_fields.begin(),
+                           operation.list_fields.end());
+        for (auto& single : expand_lists(spec, path, list_fields)) {
+            planned.push_back(validate_case(std::move(single), path, operation));
+        }
+    }
+    if (planned.empty()) {
+        throw ConfigError("config.cases: the configuration lists no case");
+    }
+    return planned;
+}
+
+int run_benchmark(const Options& options)
+{
+    std::ifstream file{options.config_path};
+    if (!file) {
+        throw ConfigError("cannot open the configuration file '" + options.config_path + "'");
+    }
+    json config;
+    try {
+        config = json::parse(file);
+    } catch (const json::parse_error& error) {
+        throw ConfigError(options.config_path + " is not valid JSON: " + error.what());
+    }
+    const auto cases = plan_cases(config, options.executor_override);
+    const auto copy_bytes = Fields{config, "config"}.get_integer("copy_bytes", default_copy_bytes,
+                                                                  1024, 1LL << 40);
+    std::cout << "larch_benchmark: " << cases.size() << " case(s) from " << options.config_path
+              << ", matrices from " << options.matrix_dir << std::endl;
+
+    std::map<std::string, ExecutorState> executors;
+    json records = json::array();
+    int num_failed = 0;
+    for (size_type i = 0; i < cases.size(); ++i) {
+        const auto& planned = cases[i];
+        auto found = executors.find(planned.executor);
+        if (found == executors.end()) {
+            found = executors.emplace(planned.executor, open_executor(planned.executor, copy_bytes))
+                        .first;
+        }
+        auto& state = found->second;
+        json record{{"case", i},
+                    {"operation", planned.operation->name},
+                    {"executor", planned.executor},
+                    {"precision", planned.precision},
+                    {"repetitions", planned.repetitions},
+                    {"warmup", planned.warmup},
+                    {"config", planned.fields.get_json()}};
+        if (!state.unavailable.empty()) {
+            record["status"] = "skipped";
+            record["message"] = state.unavailable;
+        } else {
+            try {
+                const CaseContext context{planned.fields,      state.exec,
+                                          *state.timer,        planned.precision,
+                                          options.matrix_dir,  planned.repetitions,
+                                          planned.warmup};
+                record.update(record_result(planned.operation->run(context), state.copy_bandwidth));
+                record["status"] = "ok";
+            } catch (const CaseSkipped& error) {
+                record["status"] = "skipped";
+                record["message"] = error.what();
+            } catch (const std::exception& error) {
+                record["status"] = "failed";
+                record["message"] = error.what();
+                ++num_failed;
+            }
+        }
+        print_progress(i, cases.size(), record);
+        records.push_back(std::move(record));
+    }
+
+    json executor_records = json::object();
+    for (const auto& entry : executors) {
+        executor_records[entry.first] = entry.second.unavailable.empty()
+                                            ? json{{"description", entry.second.description},
+                                                   {"copy_bandwidth_gbs", entry.second.copy_bandwidth},
+                                                   {"copy_bytes", copy_bytes}}
+                                            : json{{"unavailable", entry.second.unavailable}};
+    }
+    const json results{{"config_file", options.config_path},
+                       {"description", config.value("description", "")},
+                       {"date", current_time()},
+                       {"matrix_dir", options.matrix_dir},
+                       {"executors", executor_records},
+                       {"cases", records}};
+    print_table(records);
+    if (!options.output_path.empty()) {
+        std::ofstream output{options.output_path};
+        if (!output) {
+            throw ConfigError("cannot write the results file '" + options.output_path + "'");
+        }
+        output << results.dump(2) << '\n';
+        std::cout << "results written to " << options.output_path << std::endl;
+    }
+    std::cout << num_failed << " of " << cases.size() << " case(s) failed" << std::endl;
+    return num_failed == 0 ? 0 : 1;
+}
+
+}  // namespace benchmark
+}  // namespace larch

@@ -1,0 +1,63 @@
+// larch_benchmark: runs the cases of a JSON configuration and writes JSON results (see README.md).
+#include <cstdlib>
+#include <iostream>
+#include <string>
+
+#include "benchmark/driver/runner.hpp"
+
+namespace {
+
+const char* const usage =
+    "usage: larch_benchmark CONFIG.json [--output RESULTS.json] [--matrix-dir DIR]\n"
+    "                       [--executor NAME] [--list-operations]\n"
+    "  --output      where the JSON results go (default: none, only the table is printed)\n"
+    "  --matrix-dir  root of the matrix files named in the configuration (default: $LARCH_MATRIX_DIR,\n"
+    "                else ../shared/matrices next to the larch sources)\n"
+    "  --executor    run every case on this executor (reference, omp, cuda, cuda:N, hip, best)\n";
+
+}  // namespace
+
+int main(int argc, char** argv)
+{
+    using namespace larch::benchmark;
+    Options options;
+    const char* matrix_dir = std::getenv("LARCH_MATRIX_DIR");
+    options.matrix_dir = matrix_dir ? matrix_dir : LARCH_BENCHMARK_DEFAULT_MATRIX_DIR;
+    for (int i = 1; i < argc; ++i) {
+        const std::string arg = argv[i];
+        const bool has_value = i + 1 < argc;
+        if (arg == "--output" && has_value) {
+            options.output_path = argv[++i];
+        } else if (arg == "--matrix-dir" && has_value) {
+            options.matrix_dir = argv[++i];
+        } else if (arg == "--executor" && has_value) {
+            options.executor_override = argv[++i];
+        } else if (arg == "--list-operations") {
+            for (const auto& name : operation_names()) {
+                std::cout << name << ": " << find_operation(name).description << '\n';
+            }
+            return 0;
+        } else if (arg == "--help" || arg == "-h") {
+            std::cout << usage;
+            return 0;
+        } else if (arg.rfind("--", 0) == 0 || !options.config_path.empty()) {
+            std::cerr << "larch_benchmark: unexpected argument '" << arg << "'\n" << usage;
+            return 2;
+        } else {
+            options.config_path = arg;
+        }
+    }
+    if (options.config_path.empty()) {
+        std::cerr << usage;
+        return 2;
+    }
+    try {
+        return run_benchmark(options);
+    } catch (const ConfigError& error) {
+        std::cerr << "larch_benchmark: configuration error: " << error.what() << std::endl;
+        return 2;
+    } catch (const std::exception& error) {
+        std::cerr << "larch_benchmark: " << error.what() << std::endl;
+        return 1;
+    }
+}
