@@ -1,0 +1,27 @@
+// Kernels of preconditioner::BlockJacobi, declared once for every backend. With max_block_size 1 the
+// preconditioner is scalar Jacobi: the inverted diagonal, applied as a row scaling.
+#pragma once
+
+#include "core/base/kernel_dispatch.hpp"
+#include "larch/base/array.hpp"
+#include "larch/matrix/csr.hpp"
+#include "larch/matrix/dense.hpp"
+
+namespace larch {
+namespace kernels {
+
+LARCH_DECLARE_KERNEL(namespace block_jacobi {
+    /// inverse_diagonal[i] = 1 / a(i, i); a zero or missing diagonal entry gives 1 (the row is left
+    /// unscaled) and zero_diagonal[i] = 1, otherwise zero_diagonal[i] = 0. Both arrays hold num_rows entries.
+    template <typename V, typename I>
+    void extract_inverse_diagonal(const DefaultExecutor& exec, const matrix::Csr<V, I>& a,
+                                  array<V>& inverse_diagonal, array<I>& zero_diagonal);
+    /// x(i, j) = alpha * inverse_diagonal[i] * b(i, j) + beta * x(i, j) for every column j;
+    /// beta == 0 only writes x (NaN in x does not propagate).
+    template <typename V>
+    void apply_inverse_diagonal(const DefaultExecutor& exec, V alpha, const array<V>& inverse_diagonal,
+                                const matrix::Dense<V>& b, V beta, matrix::Dense<V>& x);
+})
+
+}  // namespace kernels
+}  // namespace larch

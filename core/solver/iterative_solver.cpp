@@ -1,0 +1,269 @@
+// The per-column driver shared by all Krylov solvers: validation, zero right-hand side, exact initial guess,
+// the true-residual check after recursive convergence (residual replacement), and status/logging.
+#include "larch/solver/iterative_solver.hpp"
+
+#include <cmath>
+
+#include "core/components/instantiation.hpp"
+
+namespace larch {
+namespace solver {
+
+using clock_type = std::chrono::steady_clock;
+
+namespace {
+
+double seconds_since(clock_type::time_point start)
+{
+    return std::chrono::duration<double>(clock_type::now() - start).count();
+}
+
+}  // namespace
+
+IterationMonitor::IterationMonitor(const stop::Criteria& criteria, double threshold, size_type column,
+                                   const std::vector<std::shared_ptr<log::Logger>>& loggers)
+    : criteria_{criteria}, threshold_{threshold}, column_{column}, loggers_{loggers},
+      start_{clock_type::now()}
+{}
+
+bool IterationMonitor::meets_threshold(double residual_norm) const noexcept
+{
+    return residual_norm <= threshold_ || residual_norm == 0;
+}
+
+stop::Reason IterationMonitor::budget_exhausted() const
+{
+    if (iterations_ >= criteria_.get_max_iterations()) {
+        return stop::Reason::max_iterations;
+    }
+    if (seconds_since(start_) >= criteria_.get_time_limit()) {
+        return stop::Reason::time_limit;
+    }
+    return stop::Reason::none;
+}
+
+stop::Reason IterationMonitor::check(double residual_norm)
+{
+    ++iterations_;
+    for (const auto& logger : loggers_) {
+        logger->on_iteration(column_, iterations_, residual_norm);
+    }
+    if (!std::isfinite(residual_norm)) {
+        return stop::Reason::non_finite;
+    }
+    if (meets_threshold(residual_norm)) {
+        return stop::Reason::converged;
+    }
+    return budget_exhausted();
+}
+
+template <typename T>
+IterativeSolver<T>::IterativeSolver(std::shared_ptr<const Executor> exec,
+                                    std::shared_ptr<const LinOp> system_matrix,
+                                    const common_parameters& parameters, const std::string& name)
+    : LinOp(exec, system_matrix ? system_matrix->get_size() : dim2{}),
+      name_{name},
+      system_matrix_{std::move(system_matrix)},
+      criteria_{parameters.criteria},
+      max_residual_replacements_{parameters.max_residual_replacements},
+      loggers_{parameters.loggers}
+{
+    LARCH_ENSURE(system_matrix_, BadInput, name_ + "::generate: the system matrix is null");
+    const auto size = system_matrix_->get_size();
+    LARCH_ENSURE(size.rows == size.cols, DimensionMismatch,
+                 name_ + "::generate: the system matrix must be square, got " + to_string(size));
+    LARCH_ENSURE(criteria_.is_bounded(), BadInput,
+                 name_ + "::generate: the criteria (" + criteria_.describe() +
+                     ") have no max_iterations or time_limit, so a solve might never end; add "
+                     "stop::max_iterations(n)");
+    for (const auto& logger : loggers_) {
+        LARCH_ENSURE(logger, BadInput, name_ + "::generate: a logger is null");
+    }
+    if (!exec->memory_accessible(*system_matrix_->get_executor())) {
+        system_matrix_ = share(system_matrix_->clone_to(exec));
+    }
+    LARCH_ENSURE(!(parameters.preconditioner && parameters.generated_preconditioner), BadInput,
+                 name_ + "::generate: both a preconditioner factory and a generated preconditioner "
+                         "were given; pass only one");
+    if (parameters.preconditioner) {
+        preconditioner_ = share(parameters.preconditioner.on(exec)->generate(system_matrix_));
+    } else if (parameters.generated_preconditioner) {
+        preconditioner_ = parameters.generated_preconditioner;
+        LARCH_ENSURE(preconditioner_->get_size() == size, DimensionMismatch,
+                     name_ + "::generate: the generated preconditioner is " +
+                         to_string(preconditioner_->get_size()) + " but the system matrix is " +
+                         to_string(size));
+        if (!exec->memory_accessible(*preconditioner_->get_executor())) {
+            preconditioner_ = share(preconditioner_->clone_to(exec));
+        }
+    }
+}
+
+template <typename T>
+void IterativeSolver<T>::finish_generate(clock_type::time_point start)
+{
+    get_executor()->synchronize();
+    generate_time_ = seconds_since(start);
+    for (const auto& logger : loggers_) {
+        logger->on_generate(generate_time_);
+    }
+}
+
+template <typename T>
+void IterativeSolver<T>::add_logger(std::shared_ptr<log::Logger> logger)
+{
+    LARCH_ENSURE(logger, BadInput, name_ + "::add_logger: the logger is null");
+    logger->on_generate(generate_time_);
+    loggers_.push_back(std::move(logger));
+}
+
+template <typename T>
+const stop::Status& IterativeSolver<T>::get_status(size_type column) const
+{
+    LARCH_ENSURE(column < statuses_.size(), BadInput,
+                 name_ + "::get_status: column " + std::to_string(column) + " requested but the last apply had " +
+                     std::to_string(statuses_.size()) + " column(s)");
+    return statuses_[column];
+}
+
+template <typename T>
+void IterativeSolver<T>::precondition(const vector_type& r, vector_type& z) const
+{
+    if (preconditioner_) {
+        preconditioner_->apply(r, z);
+    } else {
+        z.copy_from(r);
+    }
+}
+
+template <typename T>
+void IterativeSolver<T>::compute_residual(const vector_type& b, const vector_type& x, vector_type& r) const
+{
+    r.copy_from(b);
+    system_matrix_->apply(-1.0, x, 1.0, r);
+}
+
+template <typename T>
+std::unique_ptr<matrix::Dense<T>> IterativeSolver<T>::create_vector() const
+{
+    return vector_type::create(get_executor(), dim2{get_size().rows, 1});
+}
+
+template <typename T>
+void IterativeSolver<T>::apply_impl(const LinOp& b, LinOp& x) const
+{
+    const auto context = name_ + "::apply";
+    const auto& dense_b = as<const vector_type>(b, context.c_str());
+    auto& dense_x = as<vector_type>(x, context.c_str());
+    const auto num_columns = dense_b.get_size().cols;
+    const auto start = clock_type::now();
+    for (const auto& logger : loggers_) {
+        logger->on_apply_begin(num_columns);
+    }
+    statuses_.assign(num_columns, stop::Status{});
+    auto r = create_vector();
+    for (size_type column = 0; column < num_columns; ++column) {
+        const auto column_start = clock_type::now();
+        auto b_column = dense_b.create_const_column_view(column);
+        auto x_column = dense_x.create_column_view(column);
+        solve_column(column, *b_column, *x_column, *r);
+        get_executor()->synchronize();
+        for (const auto& logger : loggers_) {
+            logger->on_column_end(column, statuses_[column], seconds_since(column_start));
+        }
+    }
+    get_executor()->synchronize();
+    for (const auto& logger : loggers_) {
+        logger->on_apply_end(seconds_since(start));
+    }
+}
+
+template <typename T>
+void IterativeSolver<T>::apply_impl(double alpha, const LinOp& b, double beta, LinOp& x) const
+{
+    auto& dense_x = as<vector_type>(x, (name_ + "::apply").c_str());
+    auto solution = dense_x.clone_dense(get_executor());
+    apply_impl(b, *solution);
+    dense_x.scale(static_cast<T>(beta));
+    dense_x.add_scaled(static_cast<T>(alpha), *solution);
+}
+
+template <typename T>
+void IterativeSolver<T>::solve_column(size_type column, const vector_type& b, vector_type& x,
+                                      vector_type& r) const
+{
+    auto& status = statuses_[column];
+    status.rhs_norm = norm2(b);
+    auto finish = [&](stop::Reason reason, std::string message, double residual_norm) {
+        status.reason = reason;
+        status.message = std::move(message);
+        status.residual_norm = residual_norm;
+    };
+    if (!std::isfinite(status.rhs_norm)) {
+        return finish(stop::Reason::non_finite, "the right-hand side holds NaN or Inf", status.rhs_norm);
+    }
+    if (status.rhs_norm == 0) {
+        x.fill(T{});
+        return finish(stop::Reason::converged, "zero right-hand side: x = 0", 0.0);
+    }
+    compute_residual(b, x, r);
+    double residual_norm = norm2(r);
+    status.initial_residual_norm = residual_norm;
+    status.threshold = criteria_.get_threshold(status.rhs_norm, residual_norm);
+    for (const auto& logger : loggers_) {
+        logger->on_iteration(column, 0, residual_norm);
+    }
+    if (!std::isfinite(residual_norm)) {
+        return finish(stop::Reason::non_finite,
+                      "the initial residual b - A x0 holds NaN or Inf (check x0 and A)", residual_norm);
+    }
+    IterationMonitor monitor{criteria_, status.threshold, column, loggers_};
+    if (monitor.meets_threshold(residual_norm)) {
+        return finish(stop::Reason::converged, "the initial guess meets the tolerance", residual_norm);
+    }
+    while (true) {
+        const auto exhausted = monitor.budget_exhausted();
+        if (exhausted != stop::Reason::none) {
+            status.iterations = monitor.get_iterations();
+            return finish(exhausted, std::string{"stopped by "} + stop::to_string(exhausted),
+                          residual_norm);
+        }
+        auto outcome = iterate(b, x, r, residual_norm, monitor);
+        status.iterations = monitor.get_iterations();
+        compute_residual(b, x, r);
+        residual_norm = norm2(r);
+        if (outcome.reason == stop::Reason::non_finite || !std::isfinite(residual_norm)) {
+            return finish(stop::Reason::non_finite,
+                          outcome.message.empty() ? "NaN or Inf in the iteration" : outcome.message,
+                          residual_norm);
+        }
+        if (monitor.meets_threshold(residual_norm)) {
+            return finish(stop::Reason::converged, "the true residual meets the tolerance", residual_norm);
+        }
+        if (outcome.reason != stop::Reason::converged && outcome.reason != stop::Reason::breakdown) {
+            return finish(outcome.reason, std::string{"stopped by "} + stop::to_string(outcome.reason),
+                          residual_norm);
+        }
+        if (status.residual_replacements >= max_residual_replacements_) {
+            if (outcome.reason == stop::Reason::breakdown) {
+                return finish(stop::Reason::breakdown,
+                              outcome.message + " (after " + std::to_string(status.residual_replacements) +
+                                  " restarts from the true residual)",
+                              residual_norm);
+            }
+            return finish(stop::Reason::residual_gap,
+                          "the recursive residual met the tolerance but the true residual " +
+                              std::to_string(residual_norm) + " exceeds " + std::to_string(status.threshold) +
+                              " after " + std::to_string(status.residual_replacements) +
+                              " restarts from the true residual",
+                          residual_norm);
+        }
+        ++status.residual_replacements;
+    }
+}
+
+#define LARCH_INSTANTIATE_ITERATIVE_SOLVER(T) template class IterativeSolver<T>
+LARCH_INSTANTIATE_FOR_EACH_VALUE_TYPE(LARCH_INSTANTIATE_ITERATIVE_SOLVER);
+
+}  // namespace solver
+}  // namespace larch

@@ -1,0 +1,154 @@
+// Stopping criteria: construction with validation, combination by "or", and their description.
+#include "larch/stop/criterion.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <sstream>
+
+#include "larch/base/exception.hpp"
+
+namespace larch {
+namespace stop {
+
+const char* to_string(Reason reason)
+{
+    switch (reason) {
+    case Reason::none:
+        return "none";
+    case Reason::converged:
+        return "converged";
+    case Reason::max_iterations:
+        return "max_iterations";
+    case Reason::time_limit:
+        return "time_limit";
+    case Reason::breakdown:
+        return "breakdown";
+    case Reason::non_finite:
+        return "non_finite";
+    case Reason::residual_gap:
+        return "residual_gap";
+    }
+    return "unknown";
+}
+
+namespace {
+
+double checked_nonnegative(const char* name, double value, bool allow_infinity = false)
+{
+    if (std::isnan(value) || value < 0 || (std::isinf(value) && !allow_infinity)) {
+        LARCH_THROW(BadInput, std::string{"stop::"} + name + ": expected a finite value >= 0, got " +
+                                  std::to_string(value));
+    }
+    return value;
+}
+
+}  // namespace
+
+Criterion max_iterations(size_type count)
+{
+    return {Criterion::Kind::max_iterations, static_cast<double>(count)};
+}
+
+Criterion relative_residual(double tolerance)
+{
+    return {Criterion::Kind::relative_residual, checked_nonnegative("relative_residual", tolerance)};
+}
+
+Criterion initial_residual(double tolerance)
+{
+    return {Criterion::Kind::initial_residual, checked_nonnegative("initial_residual", tolerance)};
+}
+
+Criterion absolute_residual(double tolerance)
+{
+    return {Criterion::Kind::absolute_residual, checked_nonnegative("absolute_residual", tolerance)};
+}
+
+Criterion time_limit(double seconds)
+{
+    return {Criterion::Kind::time_limit, checked_nonnegative("time_limit", seconds, true)};
+}
+
+Criteria::Criteria(const std::vector<Criterion>& criteria)
+{
+    for (const auto& criterion : criteria) {
+        add(criterion);
+    }
+}
+
+void Criteria::add(const Criterion& criterion)
+{
+    using Kind = Criterion::Kind;
+    switch (criterion.kind) {
+    case Kind::max_iterations:
+        max_iterations_ = std::min(max_iterations_, static_cast<size_type>(criterion.value));
+        break;
+    case Kind::time_limit:
+        time_limit_ = std::min(time_limit_, checked_nonnegative("time_limit", criterion.value, true));
+        break;
+    case Kind::relative_residual:
+        relative_ = std::max(relative_, checked_nonnegative("relative_residual", criterion.value));
+        break;
+    case Kind::initial_residual:
+        initial_ = std::max(initial_, checked_nonnegative("initial_residual", criterion.value));
+        break;
+    case Kind::absolute_residual:
+        absolute_ = std::max(absolute_, checked_nonnegative("absolute_residual", criterion.value));
+        break;
+    }
+}
+
+bool Criteria::has_residual_criterion() const noexcept
+{
+    return relative_ >= 0 || initial_ >= 0 || absolute_ >= 0;
+}
+
+bool Criteria::is_bounded() const noexcept
+{
+    return max_iterations_ != std::numeric_limits<size_type>::max() || std::isfinite(time_limit_);
+}
+
+double Criteria::get_threshold(double rhs_norm, double initial_residual_norm) const noexcept
+{
+    double threshold = -1;
+    if (relative_ >= 0) {
+        threshold = std::max(threshold, relative_ * rhs_norm);
+    }
+    if (initial_ >= 0) {
+        threshold = std::max(threshold, initial_ * initial_residual_norm);
+    }
+    if (absolute_ >= 0) {
+        threshold = std::max(threshold, absolute_);
+    }
+    return threshold;
+}
+
+std::string Criteria::describe() const
+{
+    std::ostringstream text;
+    const char* separator = "";
+    auto add_term = [&](const char* name, double value) {
+        text << separator << name << " " << value;
+        separator = " or ";
+    };
+    if (max_iterations_ != std::numeric_limits<size_type>::max()) {
+        text << "max_iterations " << max_iterations_;
+        separator = " or ";
+    }
+    if (relative_ >= 0) {
+        add_term("relative_residual", relative_);
+    }
+    if (initial_ >= 0) {
+        add_term("initial_residual", initial_);
+    }
+    if (absolute_ >= 0) {
+        add_term("absolute_residual", absolute_);
+    }
+    if (std::isfinite(time_limit_)) {
+        add_term("time_limit", time_limit_);
+    }
+    return text.str().empty() ? std::string{"(none)"} : text.str();
+}
+
+}  // namespace stop
+}  // namespace larch

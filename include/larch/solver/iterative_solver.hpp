@@ -1,0 +1,201 @@
+// The common part of larch's Krylov solvers: parameters every solver takes (criteria, preconditioner, loggers,
+// residual replacement), the per-column driver that guards against false convergence, and the status it records.
+#pragma once
+
+#include <chrono>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "larch/base/enable_factory.hpp"
+#include "larch/base/lin_op.hpp"
+#include "larch/log/convergence.hpp"
+#include "larch/matrix/dense.hpp"
+#include "larch/stop/criterion.hpp"
+
+namespace larch {
+namespace solver {
+
+template <typename T>
+class IterativeSolver;
+
+/// The parameters every Krylov solver takes (plain data; see solver_parameters for the builder methods).
+struct common_parameters {
+    /// Combined by "or"; at least max_iterations or time_limit is required so a solve always ends.
+    std::vector<stop::Criterion> criteria;
+    /// Generated on the system matrix when the solver is generated (on the solver's executor).
+    deferred_factory preconditioner;
+    /// An already generated preconditioner (M^{-1} applied as a LinOp); excludes `preconditioner`.
+    std::shared_ptr<const LinOp> generated_preconditioner;
+    std::vector<std::shared_ptr<log::Logger>> loggers;
+    /// How often a solve may restart from the true residual b - Ax after the recursive residual met the
+    /// tolerance while the true one did not, or after a breakdown.
+    size_type max_residual_replacements = 5;
+};
+
+/// Builder methods shared by the solvers' parameter types (`Derived` is the concrete parameter type).
+template <typename Derived>
+struct solver_parameters : common_parameters {
+    /// Adds stopping criteria, e.g. with_criteria(stop::max_iterations(1000), stop::relative_residual(1e-9)).
+    template <typename... Criteria>
+    Derived& with_criteria(const Criteria&... new_criteria)
+    {
+        (criteria.push_back(new_criteria), ...);
+        return self();
+    }
+    /// A preconditioner factory or parameter set (e.g. preconditioner::BlockJacobi<double>::build()).
+    Derived& with_preconditioner(deferred_factory factory)
+    {
+        preconditioner = std::move(factory);
+        return self();
+    }
+    Derived& with_generated_preconditioner(std::shared_ptr<const LinOp> generated)
+    {
+        generated_preconditioner = std::move(generated);
+        return self();
+    }
+    Derived& with_logger(std::shared_ptr<log::Logger> logger)
+    {
+        loggers.push_back(std::move(logger));
+        return self();
+    }
+    Derived& with_max_residual_replacements(size_type count)
+    {
+        max_residual_replacements = count;
+        return self();
+    }
+
+private:
+    Derived& self() { return static_cast<Derived&>(*this); }
+};
+
+/// Base of every solver factory of value type T: `generate` returns the solver's common interface.
+template <typename T>
+class SolverFactory : public LinOpFactory {
+public:
+    std::unique_ptr<IterativeSolver<T>> generate(std::shared_ptr<const LinOp> system_matrix) const
+    {
+        auto product = LinOpFactory::generate(std::move(system_matrix));
+        return std::unique_ptr<IterativeSolver<T>>(static_cast<IterativeSolver<T>*>(product.release()));
+    }
+
+protected:
+    explicit SolverFactory(std::shared_ptr<const Executor> exec) : LinOpFactory(std::move(exec)) {}
+};
+
+/**
+ * Counts the iterations of one right-hand side, checks the criteria and notifies the loggers. Algorithms call
+ * `check` once per iteration with their own residual norm.
+ */
+class IterationMonitor {
+public:
+    IterationMonitor(const stop::Criteria& criteria, double threshold, size_type column,
+                     const std::vector<std::shared_ptr<log::Logger>>& loggers);
+
+    /// Counts an iteration ending with residual norm `residual_norm`: Reason::none to go on, otherwise
+    /// converged (recursive residual met the threshold), non_finite, max_iterations or time_limit.
+    stop::Reason check(double residual_norm);
+    /// Whether `residual_norm` meets the threshold (an exactly zero residual always does).
+    bool meets_threshold(double residual_norm) const noexcept;
+    /// Whether the iteration or time budget is spent (then no further iteration may start).
+    stop::Reason budget_exhausted() const;
+    size_type get_iterations() const noexcept { return iterations_; }
+    double get_threshold() const noexcept { return threshold_; }
+
+private:
+    const stop::Criteria& criteria_;
+    double threshold_;
+    size_type column_;
+    const std::vector<std::shared_ptr<log::Logger>>& loggers_;
+    std::chrono::steady_clock::time_point start_;
+    size_type iterations_ = 0;
+};
+
+/// What an algorithm's iteration loop ended with; the driver turns it into the final stop::Status.
+struct IterationOutcome {
+    stop::Reason reason;
+    std::string message;
+};
+
+/**
+ * A Krylov solver for A x = b as a LinOp: `apply(b, x)` solves with x as the initial guess, column by column;
+ * `apply(alpha, b, beta, x)` sets x = alpha A^{-1} b + beta x. Runs on every executor through Dense BLAS-1
+ * and the system matrix's apply; scalars live on the host (one synchronization per reduction).
+ *
+ * Per column: b = 0 gives x = 0 at once; an initial guess that meets the tolerance returns at once; when
+ * the recursive residual meets the tolerance the true residual is recomputed, and if it does not meet it the
+ * iteration restarts from it (at most max_residual_replacements times, shared with breakdown restarts). The
+ * status reports the true residual; NaN/Inf stops with Reason::non_finite, never "converged".
+ */
+template <typename T>
+class IterativeSolver : public LinOp {
+public:
+    using value_type = T;
+    using vector_type = matrix::Dense<T>;
+
+    /// The status of each column of the last apply.
+    const std::vector<stop::Status>& get_statuses() const noexcept { return statuses_; }
+    /// The status of one column of the last apply (throws BadInput if there is no such column).
+    const stop::Status& get_status(size_type column = 0) const;
+    const std::shared_ptr<const LinOp>& get_system_matrix() const noexcept { return system_matrix_; }
+    /// The generated preconditioner, or null without one.
+    const std::shared_ptr<const LinOp>& get_preconditioner() const noexcept { return preconditioner_; }
+    const stop::Criteria& get_criteria() const noexcept { return criteria_; }
+    /// Seconds generate() took (preconditioner generation included).
+    double get_generate_time() const noexcept { return generate_time_; }
+    /// Attaches a logger; it receives on_generate with this solver's generate time at once.
+    void add_logger(std::shared_ptr<log::Logger> logger);
+
+protected:
+    /// Validates the system matrix, the criteria and the preconditioner; generates the preconditioner.
+    IterativeSolver(std::shared_ptr<const Executor> exec, std::shared_ptr<const LinOp> system_matrix,
+                    const common_parameters& parameters, const std::string& name);
+
+    /// Records the generate time since `start` and tells the loggers (called at the end of create()).
+    void finish_generate(std::chrono::steady_clock::time_point start);
+
+    void apply_impl(const LinOp& b, LinOp& x) const override;
+    void apply_impl(double alpha, const LinOp& b, double beta, LinOp& x) const override;
+
+    /**
+     * The algorithm: iterates from x, with r = b - A x on entry (norm `residual_norm`), until the monitor
+     * or a breakdown stops it. On return x is the best iterate; r may be anything.
+     */
+    virtual IterationOutcome iterate(const vector_type& b, vector_type& x, vector_type& r,
+                                     double residual_norm, IterationMonitor& monitor) const = 0;
+
+    /// z = M^{-1} r (a copy without preconditioner).
+    void precondition(const vector_type& r, vector_type& z) const;
+    /// r = b - A x.
+    void compute_residual(const vector_type& b, const vector_type& x, vector_type& r) const;
+    /// A new n x 1 vector on this solver's executor (uninitialized).
+    std::unique_ptr<vector_type> create_vector() const;
+
+private:
+    void solve_column(size_type column, const vector_type& b, vector_type& x, vector_type& r) const;
+
+    std::string name_;
+    std::shared_ptr<const LinOp> system_matrix_;
+    std::shared_ptr<const LinOp> preconditioner_;
+    stop::Criteria criteria_;
+    size_type max_residual_replacements_;
+    std::vector<std::shared_ptr<log::Logger>> loggers_;
+    double generate_time_ = 0;
+    mutable std::vector<stop::Status> statuses_;
+};
+
+/// The first entry of a one-column reduction, as double (the solvers' scalars).
+template <typename T>
+double dot(const matrix::Dense<T>& a, const matrix::Dense<T>& b)
+{
+    return static_cast<double>(a.compute_dot(b)[0]);
+}
+
+template <typename T>
+double norm2(const matrix::Dense<T>& a)
+{
+    return static_cast<double>(a.compute_norm2()[0]);
+}
+
+}  // namespace solver
+}  // namespace larch
