@@ -1,0 +1,179 @@
+// OpenMP kernels of matrix::Csr: SpMV and conversions in parallel over rows; transpose by a counting sort
+// over blocks of rows (one block per thread).
+#include "core/matrix/csr_kernels.hpp"
+
+#include <algorithm>
+#include <vector>
+
+#include "core/components/instantiation.hpp"
+#include "core/components/prefix_sum_kernels.hpp"
+
+namespace larch {
+namespace kernels {
+namespace omp {
+namespace csr {
+
+template <typename V, typename I>
+void spmv(const DefaultExecutor&, V alpha, const matrix::Csr<V, I>& a, const matrix::Dense<V>& b,
+          V beta, matrix::Dense<V>& x)
+{
+    const auto row_ptrs = a.get_const_row_ptrs();
+    const auto col_idxs = a.get_const_col_idxs();
+    const auto values = a.get_const_values();
+    const auto rows = static_cast<std::ptrdiff_t>(a.get_size().rows);
+    const auto num_rhs = b.get_size().cols;
+    // Rows differ in length; dynamic chunks keep the threads busy on irregular matrices.
+#pragma omp parallel for schedule(dynamic, 64)
+    for (std::ptrdiff_t row = 0; row < rows; ++row) {
+        for (size_type j = 0; j < num_rhs; ++j) {
+            V sum{};
+            for (auto k = row_ptrs[row]; k < row_ptrs[row + 1]; ++k) {
+                sum += values[k] * b.get_const_values()[col_idxs[k] * b.get_stride() + j];
+            }
+            auto& entry = x.get_values()[row * x.get_stride() + j];
+            entry = beta == V{} ? alpha * sum : alpha * sum + beta * entry;
+        }
+    }
+}
+
+template <typename V, typename I>
+void convert_to_coo(const DefaultExecutor&, const matrix::Csr<V, I>& source,
+                    matrix::Coo<V, I>& result)
+{
+    const auto row_ptrs = source.get_const_row_ptrs();
+    const auto rows = static_cast<std::ptrdiff_t>(source.get_size().rows);
+#pragma omp parallel for
+    for (std::ptrdiff_t row = 0; row < rows; ++row) {
+        std::fill(result.get_row_idxs() + row_ptrs[row], result.get_row_idxs() + row_ptrs[row + 1],
+                  static_cast<I>(row));
+    }
+}
+
+template <typename V, typename I>
+void compute_max_row_nnz(const DefaultExecutor&, const matrix::Csr<V, I>& source, size_type& result)
+{
+    const auto row_ptrs = source.get_const_row_ptrs();
+    const auto rows = static_cast<std::ptrdiff_t>(source.get_size().rows);
+    size_type max_row_nnz = 0;
+#pragma omp parallel for reduction(max : max_row_nnz)
+    for (std::ptrdiff_t row = 0; row < rows; ++row) {
+        max_row_nnz = std::max(max_row_nnz, static_cast<size_type>(row_ptrs[row + 1] - row_ptrs[row]));
+    }
+    result = max_row_nnz;
+}
+
+template <typename V, typename I>
+void convert_to_ell(const DefaultExecutor&, const matrix::Csr<V, I>& source,
+                    matrix::Ell<V, I>& result)
+{
+    const auto row_ptrs = source.get_const_row_ptrs();
+    const auto stride = result.get_stride();
+    const auto rows = static_cast<std::ptrdiff_t>(source.get_size().rows);
+#pragma omp parallel for
+    for (std::ptrdiff_t row = 0; row < rows; ++row) {
+        size_type slot = 0;
+        for (auto k = row_ptrs[row]; k < row_ptrs[row + 1]; ++k, ++slot) {
+            result.get_col_idxs()[slot * stride + row] = source.get_const_col_idxs()[k];
+            result.get_values()[slot * stride + row] = source.get_const_values()[k];
+        }
+        for (; slot < result.get_num_stored_per_row(); ++slot) {
+            result.get_col_idxs()[slot * stride + row] = matrix::Ell<V, I>::invalid_index;
+            result.get_values()[slot * stride + row] = V{};
+        }
+    }
+}
+
+template <typename V, typename I>
+void convert_to_dense(const DefaultExecutor&, const matrix::Csr<V, I>& source,
+                      matrix::Dense<V>& result)
+{
+    const auto row_ptrs = source.get_const_row_ptrs();
+    const auto rows = static_cast<std::ptrdiff_t>(source.get_size().rows);
+#pragma omp parallel for
+    for (std::ptrdiff_t row = 0; row < rows; ++row) {
+        for (auto k = row_ptrs[row]; k < row_ptrs[row + 1]; ++k) {
+            result.get_values()[row * result.get_stride() + source.get_const_col_idxs()[k]] =
+                source.get_const_values()[k];
+        }
+    }
+}
+
+template <typename V, typename I>
+void transpose(const DefaultExecutor& exec, const matrix::Csr<V, I>& source,
+               matrix::Csr<V, I>& result)
+{
+    // A counting sort by column over blocks of consecutive rows: each block counts its entries per
+    // column, the counts are turned into each block's first position in every new row, and each block
+    // scatters its rows in order. Blocks are ordered by row, so every new row comes out sorted.
+    // block_next holds blocks x cols counters; limiting the blocks to nnz / cols keeps it no larger
+    // than the matrix.
+    const auto rows = source.get_size().rows;
+    const auto cols = source.get_size().cols;
+    const auto nnz = source.get_num_stored_elements();
+    const auto row_ptrs = source.get_const_row_ptrs();
+    const auto col_idxs = source.get_const_col_idxs();
+    const auto num_blocks = static_cast<std::ptrdiff_t>(std::max<size_type>(
+        1, std::min<size_type>(exec.get_num_threads(), nnz / std::max<size_type>(cols, 1))));
+    auto block_first_row = [&](std::ptrdiff_t block) { return rows * block / num_blocks; };
+    std::vector<I> block_next(num_blocks * cols, I{});
+#pragma omp parallel for schedule(static, 1)
+    for (std::ptrdiff_t block = 0; block < num_blocks; ++block) {
+        auto counts = block_next.data() + block * cols;
+        for (auto row = block_first_row(block); row < block_first_row(block + 1); ++row) {
+            for (auto k = row_ptrs[row]; k < row_ptrs[row + 1]; ++k) {
+                ++counts[col_idxs[k]];
+            }
+        }
+    }
+    auto result_row_ptrs = result.get_row_ptrs();
+    const auto signed_cols = static_cast<std::ptrdiff_t>(cols);
+#pragma omp parallel for
+    for (std::ptrdiff_t col = 0; col < signed_cols; ++col) {
+        I column_nnz{};
+        for (std::ptrdiff_t block = 0; block < num_blocks; ++block) {
+            column_nnz += block_next[block * cols + col];
+        }
+        result_row_ptrs[col] = column_nnz;
+    }
+    components::prefix_sum(exec, result_row_ptrs, cols + 1);
+#pragma omp parallel for
+    for (std::ptrdiff_t col = 0; col < signed_cols; ++col) {
+        auto next = result_row_ptrs[col];
+        for (std::ptrdiff_t block = 0; block < num_blocks; ++block) {
+            const auto count = block_next[block * cols + col];
+            block_next[block * cols + col] = next;
+            next += count;
+        }
+    }
+#pragma omp parallel for schedule(static, 1)
+    for (std::ptrdiff_t block = 0; block < num_blocks; ++block) {
+        auto next = block_next.data() + block * cols;
+        for (auto row = block_first_row(block); row < block_first_row(block + 1); ++row) {
+            for (auto k = row_ptrs[row]; k < row_ptrs[row + 1]; ++k) {
+                const auto position = next[col_idxs[k]]++;
+                result.get_col_idxs()[position] = static_cast<I>(row);
+                result.get_values()[position] = source.get_const_values()[k];
+            }
+        }
+    }
+}
+
+#define LARCH_CSR_KERNELS(V, I)                                                                    \
+    template void spmv<V, I>(const DefaultExecutor&, V, const matrix::Csr<V, I>&,                  \
+                             const matrix::Dense<V>&, V, matrix::Dense<V>&);                       \
+    template void convert_to_coo<V, I>(const DefaultExecutor&, const matrix::Csr<V, I>&,           \
+                                       matrix::Coo<V, I>&);                                        \
+    template void compute_max_row_nnz<V, I>(const DefaultExecutor&, const matrix::Csr<V, I>&,      \
+                                            size_type&);                                           \
+    template void convert_to_ell<V, I>(const DefaultExecutor&, const matrix::Csr<V, I>&,           \
+                                       matrix::Ell<V, I>&);                                        \
+    template void convert_to_dense<V, I>(const DefaultExecutor&, const matrix::Csr<V, I>&,         \
+                                         matrix::Dense<V>&);                                       \
+    template void transpose<V, I>(const DefaultExecutor&, const matrix::Csr<V, I>&,                \
+                                  matrix::Csr<V, I>&)
+LARCH_INSTANTIATE_FOR_EACH_VALUE_AND_INDEX_TYPE(LARCH_CSR_KERNELS);
+
+}  // namespace csr
+}  // namespace omp
+}  // namespace kernels
+}  // namespace larch

@@ -1,0 +1,237 @@
+// OpenMP kernels of matrix::Dense: element-wise operations in parallel over rows, reductions in parallel
+// over the rows of one column at a time.
+#include "core/matrix/dense_kernels.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <vector>
+
+#include "core/components/instantiation.hpp"
+
+namespace larch {
+namespace kernels {
+namespace omp {
+namespace dense {
+namespace {
+
+/// x(row, col) = op(x(row, col), b(row, col)) for every entry, in parallel over rows.
+template <typename T, typename Op>
+void update_entries(matrix::Dense<T>& x, const matrix::Dense<T>* b, Op op)
+{
+    const auto rows = static_cast<std::ptrdiff_t>(x.get_size().rows);
+    const auto cols = x.get_size().cols;
+#pragma omp parallel for
+    for (std::ptrdiff_t row = 0; row < rows; ++row) {
+        auto x_row = x.get_values() + row * x.get_stride();
+        const T* b_row = b ? b->get_const_values() + row * b->get_stride() : nullptr;
+        for (size_type col = 0; col < cols; ++col) {
+            x_row[col] = op(x_row[col], b_row ? b_row[col] : T{});
+        }
+    }
+}
+
+/// The larger of two magnitudes, NaN if either is NaN (std::max would drop a NaN in one argument).
+template <typename T>
+T max_propagating_nan(T a, T b)
+{
+    if (std::isnan(a) || std::isnan(b)) {
+        return std::isnan(a) ? a : b;
+    }
+    return a > b ? a : b;
+}
+
+}  // namespace
+
+template <typename T>
+void fill(const DefaultExecutor&, matrix::Dense<T>& x, T value)
+{
+    // Written apart from update_entries so that the (possibly uninitialized) old entries are never read.
+    const auto rows = static_cast<std::ptrdiff_t>(x.get_size().rows);
+#pragma omp parallel for
+    for (std::ptrdiff_t row = 0; row < rows; ++row) {
+        std::fill_n(x.get_values() + row * x.get_stride(), x.get_size().cols, value);
+    }
+}
+
+template <typename T>
+void copy(const DefaultExecutor&, const matrix::Dense<T>& source, matrix::Dense<T>& dest)
+{
+    const auto rows = static_cast<std::ptrdiff_t>(dest.get_size().rows);
+#pragma omp parallel for
+    for (std::ptrdiff_t row = 0; row < rows; ++row) {
+        std::copy_n(source.get_const_values() + row * source.get_stride(), dest.get_size().cols,
+                    dest.get_values() + row * dest.get_stride());
+    }
+}
+
+template <typename T>
+void scale(const DefaultExecutor&, T alpha, matrix::Dense<T>& x)
+{
+    update_entries<T>(x, nullptr, [alpha](T x_entry, T) { return alpha * x_entry; });
+}
+
+template <typename T>
+void add_scaled(const DefaultExecutor&, T alpha, const matrix::Dense<T>& b, matrix::Dense<T>& x)
+{
+    update_entries(x, &b, [alpha](T x_entry, T b_entry) { return x_entry + alpha * b_entry; });
+}
+
+template <typename T>
+void scale_add(const DefaultExecutor&, T alpha, const matrix::Dense<T>& b, matrix::Dense<T>& x)
+{
+    update_entries(x, &b, [alpha](T x_entry, T b_entry) { return alpha * x_entry + b_entry; });
+}
+
+template <typename T>
+void compute_dot(const DefaultExecutor&, const matrix::Dense<T>& a, const matrix::Dense<T>& b,
+                 array<T>& result)
+{
+    const auto rows = static_cast<std::ptrdiff_t>(a.get_size().rows);
+    for (size_type col = 0; col < a.get_size().cols; ++col) {
+        T sum{};
+#pragma omp parallel for reduction(+ : sum)
+        for (std::ptrdiff_t row = 0; row < rows; ++row) {
+            sum += a.get_const_values()[row * a.get_stride() + col] *
+                   b.get_const_values()[row * b.get_stride() + col];
+        }
+        result.get_data()[col] = sum;
+    }
+}
+
+template <typename T>
+void compute_norm2(const DefaultExecutor&, const matrix::Dense<T>& a, array<T>& result)
+{
+    // Two passes per column: the largest magnitude, then the sum of squares of the entries divided by
+    // it, so no square overflows or underflows (the reference does the same in one LAPACK-style pass).
+    const auto rows = static_cast<std::ptrdiff_t>(a.get_size().rows);
+    const auto stride = a.get_stride();
+    const auto values = a.get_const_values();
+    for (size_type col = 0; col < a.get_size().cols; ++col) {
+        T scale{};
+#pragma omp parallel
+        {
+            T local_scale{};
+#pragma omp for nowait
+            for (std::ptrdiff_t row = 0; row < rows; ++row) {
+                local_scale = max_propagating_nan(local_scale, std::abs(values[row * stride + col]));
+            }
+#pragma omp critical
+            scale = max_propagating_nan(scale, local_scale);
+        }
+        if (scale == T{} || std::isnan(scale) || std::isinf(scale)) {
+            result.get_data()[col] = scale;
+            continue;
+        }
+        T sum_of_squares{};
+#pragma omp parallel for reduction(+ : sum_of_squares)
+        for (std::ptrdiff_t row = 0; row < rows; ++row) {
+            const auto ratio = values[row * stride + col] / scale;
+            sum_of_squares += ratio * ratio;
+        }
+        result.get_data()[col] = scale * std::sqrt(sum_of_squares);
+    }
+}
+
+template <typename T>
+void transpose(const DefaultExecutor&, const matrix::Dense<T>& source, matrix::Dense<T>& dest)
+{
+    const auto rows = static_cast<std::ptrdiff_t>(dest.get_size().rows);
+#pragma omp parallel for
+    for (std::ptrdiff_t row = 0; row < rows; ++row) {
+        for (size_type col = 0; col < dest.get_size().cols; ++col) {
+            dest.get_values()[row * dest.get_stride() + col] =
+                source.get_const_values()[col * source.get_stride() + row];
+        }
+    }
+}
+
+template <typename T>
+void gemm(const DefaultExecutor&, T alpha, const matrix::Dense<T>& a, const matrix::Dense<T>& b,
+          T beta, matrix::Dense<T>& c)
+{
+    // One row of c per iteration, accumulated over the rows of b so that the inner loop runs along
+    // contiguous memory.
+    const auto rows = static_cast<std::ptrdiff_t>(c.get_size().rows);
+    const auto cols = c.get_size().cols;
+    const auto inner = a.get_size().cols;
+#pragma omp parallel
+    {
+        std::vector<T> row_sum(cols);
+#pragma omp for
+        for (std::ptrdiff_t row = 0; row < rows; ++row) {
+            std::fill(row_sum.begin(), row_sum.end(), T{});
+            for (size_type k = 0; k < inner; ++k) {
+                const auto a_entry = a.get_const_values()[row * a.get_stride() + k];
+                const auto b_row = b.get_const_values() + k * b.get_stride();
+                for (size_type col = 0; col < cols; ++col) {
+                    row_sum[col] += a_entry * b_row[col];
+                }
+            }
+            auto c_row = c.get_values() + row * c.get_stride();
+            for (size_type col = 0; col < cols; ++col) {
+                c_row[col] = beta == T{} ? alpha * row_sum[col] : alpha * row_sum[col] + beta * c_row[col];
+            }
+        }
+    }
+}
+
+template <typename T, typename I>
+void count_nonzeros_per_row(const DefaultExecutor&, const matrix::Dense<T>& source, I* row_nnz)
+{
+    const auto rows = static_cast<std::ptrdiff_t>(source.get_size().rows);
+#pragma omp parallel for
+    for (std::ptrdiff_t row = 0; row < rows; ++row) {
+        I count{};
+        for (size_type col = 0; col < source.get_size().cols; ++col) {
+            count += source.get_const_values()[row * source.get_stride() + col] != T{} ? 1 : 0;
+        }
+        row_nnz[row] = count;
+    }
+}
+
+template <typename T, typename I>
+void convert_to_csr(const DefaultExecutor&, const matrix::Dense<T>& source,
+                    matrix::Csr<T, I>& result)
+{
+    const auto rows = static_cast<std::ptrdiff_t>(source.get_size().rows);
+#pragma omp parallel for
+    for (std::ptrdiff_t row = 0; row < rows; ++row) {
+        auto k = result.get_const_row_ptrs()[row];
+        for (size_type col = 0; col < source.get_size().cols; ++col) {
+            const auto value = source.get_const_values()[row * source.get_stride() + col];
+            if (value != T{}) {
+                result.get_col_idxs()[k] = static_cast<I>(col);
+                result.get_values()[k] = value;
+                ++k;
+            }
+        }
+    }
+}
+
+#define LARCH_DENSE_KERNELS(T)                                                                     \
+    template void fill<T>(const DefaultExecutor&, matrix::Dense<T>&, T);                           \
+    template void copy<T>(const DefaultExecutor&, const matrix::Dense<T>&, matrix::Dense<T>&);     \
+    template void scale<T>(const DefaultExecutor&, T, matrix::Dense<T>&);                          \
+    template void add_scaled<T>(const DefaultExecutor&, T, const matrix::Dense<T>&,                \
+                                matrix::Dense<T>&);                                                \
+    template void scale_add<T>(const DefaultExecutor&, T, const matrix::Dense<T>&,                 \
+                               matrix::Dense<T>&);                                                 \
+    template void compute_dot<T>(const DefaultExecutor&, const matrix::Dense<T>&,                  \
+                                 const matrix::Dense<T>&, array<T>&);                              \
+    template void compute_norm2<T>(const DefaultExecutor&, const matrix::Dense<T>&, array<T>&);    \
+    template void transpose<T>(const DefaultExecutor&, const matrix::Dense<T>&, matrix::Dense<T>&); \
+    template void gemm<T>(const DefaultExecutor&, T, const matrix::Dense<T>&,                      \
+                          const matrix::Dense<T>&, T, matrix::Dense<T>&)
+LARCH_INSTANTIATE_FOR_EACH_VALUE_TYPE(LARCH_DENSE_KERNELS);
+
+#define LARCH_DENSE_CONVERSION_KERNELS(T, I)                                                       \
+    template void count_nonzeros_per_row<T, I>(const DefaultExecutor&, const matrix::Dense<T>&,    \
+                                               I*);                                                \
+    template void convert_to_csr<T, I>(const DefaultExecutor&, const matrix::Dense<T>&,            \
+                                       matrix::Csr<T, I>&)
+LARCH_INSTANTIATE_FOR_EACH_VALUE_AND_INDEX_TYPE(LARCH_DENSE_CONVERSION_KERNELS);
+
+}  // namespace dense
+}  // namespace omp
+}  // namespace kernels
+}  // namespace larch

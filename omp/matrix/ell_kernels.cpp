@@ -1,0 +1,82 @@
+// OpenMP kernels of matrix::Ell: SpMV and conversions in parallel over rows, skipping padding.
+#include "core/matrix/ell_kernels.hpp"
+
+#include "core/components/instantiation.hpp"
+
+namespace larch {
+namespace kernels {
+namespace omp {
+namespace ell {
+
+template <typename V, typename I>
+void spmv(const DefaultExecutor&, V alpha, const matrix::Ell<V, I>& a, const matrix::Dense<V>& b,
+          V beta, matrix::Dense<V>& x)
+{
+    const auto stride = a.get_stride();
+    const auto rows = static_cast<std::ptrdiff_t>(a.get_size().rows);
+    const auto num_rhs = b.get_size().cols;
+#pragma omp parallel for
+    for (std::ptrdiff_t row = 0; row < rows; ++row) {
+        for (size_type j = 0; j < num_rhs; ++j) {
+            V sum{};
+            for (size_type slot = 0; slot < a.get_num_stored_per_row(); ++slot) {
+                const auto col = a.get_const_col_idxs()[slot * stride + row];
+                if (col != matrix::Ell<V, I>::invalid_index) {
+                    sum += a.get_const_values()[slot * stride + row] *
+                           b.get_const_values()[col * b.get_stride() + j];
+                }
+            }
+            auto& entry = x.get_values()[row * x.get_stride() + j];
+            entry = beta == V{} ? alpha * sum : alpha * sum + beta * entry;
+        }
+    }
+}
+
+template <typename V, typename I>
+void count_nonzeros_per_row(const DefaultExecutor&, const matrix::Ell<V, I>& source, I* row_nnz)
+{
+    const auto rows = static_cast<std::ptrdiff_t>(source.get_size().rows);
+#pragma omp parallel for
+    for (std::ptrdiff_t row = 0; row < rows; ++row) {
+        I count{};
+        for (size_type slot = 0; slot < source.get_num_stored_per_row(); ++slot) {
+            const auto col = source.get_const_col_idxs()[slot * source.get_stride() + row];
+            count += col != matrix::Ell<V, I>::invalid_index ? 1 : 0;
+        }
+        row_nnz[row] = count;
+    }
+}
+
+template <typename V, typename I>
+void convert_to_csr(const DefaultExecutor&, const matrix::Ell<V, I>& source,
+                    matrix::Csr<V, I>& result)
+{
+    const auto rows = static_cast<std::ptrdiff_t>(source.get_size().rows);
+#pragma omp parallel for
+    for (std::ptrdiff_t row = 0; row < rows; ++row) {
+        auto k = result.get_const_row_ptrs()[row];
+        for (size_type slot = 0; slot < source.get_num_stored_per_row(); ++slot) {
+            const auto position = slot * source.get_stride() + row;
+            const auto col = source.get_const_col_idxs()[position];
+            if (col != matrix::Ell<V, I>::invalid_index) {
+                result.get_col_idxs()[k] = col;
+                result.get_values()[k] = source.get_const_values()[position];
+                ++k;
+            }
+        }
+    }
+}
+
+#define LARCH_ELL_KERNELS(V, I)                                                                    \
+    template void spmv<V, I>(const DefaultExecutor&, V, const matrix::Ell<V, I>&,                  \
+                             const matrix::Dense<V>&, V, matrix::Dense<V>&);                       \
+    template void count_nonzeros_per_row<V, I>(const DefaultExecutor&, const matrix::Ell<V, I>&,   \
+                                               I*);                                                \
+    template void convert_to_csr<V, I>(const DefaultExecutor&, const matrix::Ell<V, I>&,           \
+                                       matrix::Csr<V, I>&)
+LARCH_INSTANTIATE_FOR_EACH_VALUE_AND_INDEX_TYPE(LARCH_ELL_KERNELS);
+
+}  // namespace ell
+}  // namespace omp
+}  // namespace kernels
+}  // namespace larch

@@ -1,0 +1,194 @@
+// Reference kernels of matrix::Dense: the plainest loops over rows and columns, the specification the other
+// backends are tested against.
+#include "core/matrix/dense_kernels.hpp"
+
+#include <cmath>
+
+#include "core/components/instantiation.hpp"
+
+namespace larch {
+namespace kernels {
+namespace reference {
+namespace dense {
+
+template <typename T>
+void fill(const DefaultExecutor&, matrix::Dense<T>& x, T value)
+{
+    const auto stride = x.get_stride();
+    for (size_type row = 0; row < x.get_size().rows; ++row) {
+        for (size_type col = 0; col < x.get_size().cols; ++col) {
+            x.get_values()[row * stride + col] = value;
+        }
+    }
+}
+
+template <typename T>
+void copy(const DefaultExecutor&, const matrix::Dense<T>& source, matrix::Dense<T>& dest)
+{
+    for (size_type row = 0; row < source.get_size().rows; ++row) {
+        for (size_type col = 0; col < source.get_size().cols; ++col) {
+            dest.get_values()[row * dest.get_stride() + col] =
+                source.get_const_values()[row * source.get_stride() + col];
+        }
+    }
+}
+
+template <typename T>
+void scale(const DefaultExecutor&, T alpha, matrix::Dense<T>& x)
+{
+    const auto stride = x.get_stride();
+    for (size_type row = 0; row < x.get_size().rows; ++row) {
+        for (size_type col = 0; col < x.get_size().cols; ++col) {
+            x.get_values()[row * stride + col] *= alpha;
+        }
+    }
+}
+
+template <typename T>
+void add_scaled(const DefaultExecutor&, T alpha, const matrix::Dense<T>& b, matrix::Dense<T>& x)
+{
+    for (size_type row = 0; row < x.get_size().rows; ++row) {
+        for (size_type col = 0; col < x.get_size().cols; ++col) {
+            x.get_values()[row * x.get_stride() + col] +=
+                alpha * b.get_const_values()[row * b.get_stride() + col];
+        }
+    }
+}
+
+template <typename T>
+void scale_add(const DefaultExecutor&, T alpha, const matrix::Dense<T>& b, matrix::Dense<T>& x)
+{
+    for (size_type row = 0; row < x.get_size().rows; ++row) {
+        for (size_type col = 0; col < x.get_size().cols; ++col) {
+            auto& entry = x.get_values()[row * x.get_stride() + col];
+            entry = alpha * entry + b.get_const_values()[row * b.get_stride() + col];
+        }
+    }
+}
+
+template <typename T>
+void compute_dot(const DefaultExecutor&, const matrix::Dense<T>& a, const matrix::Dense<T>& b,
+                 array<T>& result)
+{
+    for (size_type col = 0; col < a.get_size().cols; ++col) {
+        T sum{};
+        for (size_type row = 0; row < a.get_size().rows; ++row) {
+            sum += a.get_const_values()[row * a.get_stride() + col] *
+                   b.get_const_values()[row * b.get_stride() + col];
+        }
+        result.get_data()[col] = sum;
+    }
+}
+
+template <typename T>
+void compute_norm2(const DefaultExecutor&, const matrix::Dense<T>& a, array<T>& result)
+{
+    // LAPACK's scaled sum of squares: norm = scale * sqrt(sum_of_squares) with every |a_i| / scale <= 1,
+    // so no square overflows or underflows; NaN propagates, a single inf gives inf.
+    for (size_type col = 0; col < a.get_size().cols; ++col) {
+        T scale{};
+        T sum_of_squares{1};
+        for (size_type row = 0; row < a.get_size().rows; ++row) {
+            const auto value = a.get_const_values()[row * a.get_stride() + col];
+            if (value == T{}) {
+                continue;
+            }
+            const auto magnitude = std::abs(value);
+            if (scale < magnitude) {
+                const auto ratio = scale / magnitude;
+                sum_of_squares = T{1} + sum_of_squares * ratio * ratio;
+                scale = magnitude;
+            } else {
+                // magnitude == scale is spelled out so that two infinities give inf, not inf / inf.
+                const auto ratio = magnitude == scale ? T{1} : magnitude / scale;
+                sum_of_squares += ratio * ratio;
+            }
+        }
+        result.get_data()[col] = scale * std::sqrt(sum_of_squares);
+    }
+}
+
+template <typename T>
+void transpose(const DefaultExecutor&, const matrix::Dense<T>& source, matrix::Dense<T>& dest)
+{
+    for (size_type row = 0; row < source.get_size().rows; ++row) {
+        for (size_type col = 0; col < source.get_size().cols; ++col) {
+            dest.get_values()[col * dest.get_stride() + row] =
+                source.get_const_values()[row * source.get_stride() + col];
+        }
+    }
+}
+
+template <typename T>
+void gemm(const DefaultExecutor&, T alpha, const matrix::Dense<T>& a, const matrix::Dense<T>& b,
+          T beta, matrix::Dense<T>& c)
+{
+    for (size_type row = 0; row < c.get_size().rows; ++row) {
+        for (size_type col = 0; col < c.get_size().cols; ++col) {
+            T sum{};
+            for (size_type k = 0; k < a.get_size().cols; ++k) {
+                sum += a.get_const_values()[row * a.get_stride() + k] *
+                       b.get_const_values()[k * b.get_stride() + col];
+            }
+            auto& entry = c.get_values()[row * c.get_stride() + col];
+            entry = beta == T{} ? alpha * sum : alpha * sum + beta * entry;
+        }
+    }
+}
+
+template <typename T, typename I>
+void count_nonzeros_per_row(const DefaultExecutor&, const matrix::Dense<T>& source, I* row_nnz)
+{
+    for (size_type row = 0; row < source.get_size().rows; ++row) {
+        I count{};
+        for (size_type col = 0; col < source.get_size().cols; ++col) {
+            count += source.get_const_values()[row * source.get_stride() + col] != T{} ? 1 : 0;
+        }
+        row_nnz[row] = count;
+    }
+}
+
+template <typename T, typename I>
+void convert_to_csr(const DefaultExecutor&, const matrix::Dense<T>& source,
+                    matrix::Csr<T, I>& result)
+{
+    for (size_type row = 0; row < source.get_size().rows; ++row) {
+        auto k = result.get_const_row_ptrs()[row];
+        for (size_type col = 0; col < source.get_size().cols; ++col) {
+            const auto value = source.get_const_values()[row * source.get_stride() + col];
+            if (value != T{}) {
+                result.get_col_idxs()[k] = static_cast<I>(col);
+                result.get_values()[k] = value;
+                ++k;
+            }
+        }
+    }
+}
+
+#define LARCH_DENSE_KERNELS(T)                                                                     \
+    template void fill<T>(const DefaultExecutor&, matrix::Dense<T>&, T);                           \
+    template void copy<T>(const DefaultExecutor&, const matrix::Dense<T>&, matrix::Dense<T>&);     \
+    template void scale<T>(const DefaultExecutor&, T, matrix::Dense<T>&);                          \
+    template void add_scaled<T>(const DefaultExecutor&, T, const matrix::Dense<T>&,                \
+                                matrix::Dense<T>&);                                                \
+    template void scale_add<T>(const DefaultExecutor&, T, const matrix::Dense<T>&,                 \
+                               matrix::Dense<T>&);                                                 \
+    template void compute_dot<T>(const DefaultExecutor&, const matrix::Dense<T>&,                  \
+                                 const matrix::Dense<T>&, array<T>&);                              \
+    template void compute_norm2<T>(const DefaultExecutor&, const matrix::Dense<T>&, array<T>&);    \
+    template void transpose<T>(const DefaultExecutor&, const matrix::Dense<T>&, matrix::Dense<T>&); \
+    template void gemm<T>(const DefaultExecutor&, T, const matrix::Dense<T>&,                      \
+                          const matrix::Dense<T>&, T, matrix::Dense<T>&)
+LARCH_INSTANTIATE_FOR_EACH_VALUE_TYPE(LARCH_DENSE_KERNELS);
+
+#define LARCH_DENSE_CONVERSION_KERNELS(T, I)                                                       \
+    template void count_nonzeros_per_row<T, I>(const DefaultExecutor&, const matrix::Dense<T>&,    \
+                                               I*);                                                \
+    template void convert_to_csr<T, I>(const DefaultExecutor&, const matrix::Dense<T>&,            \
+                                       matrix::Csr<T, I>&)
+LARCH_INSTANTIATE_FOR_EACH_VALUE_AND_INDEX_TYPE(LARCH_DENSE_CONVERSION_KERNELS);
+
+}  // namespace dense
+}  // namespace reference
+}  // namespace kernels
+}  // namespace larch
