@@ -79,8 +79,9 @@ public:
             return *this;
         }
         if (!exec_ || exec_ == other.exec_) {
-            array tmp{std::move(other.exec_)};
-            tmp.swap(other);
+            // tmp takes other's buffer AND executor (moving the executor out first would leave
+            // this array with a null executor)
+            array tmp{std::move(other)};
             swap(tmp);
         } else {
             copy_from(other);
