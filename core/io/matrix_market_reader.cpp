@@ -72,7 +72,8 @@ class LineScanner {
 public:
     LineScanner(std::istream& stream, const std::string& source_name)
         : stream_{stream}, source_name_{source_name}
-    {}
+    {
+    }
 
     /// The next line (CR of a CRLF end removed); false at the end of the stream.
     bool next_line()
@@ -108,8 +109,7 @@ public:
     [[noreturn]] void fail(const std::string& message) const
     {
         LARCH_THROW(BadInput, "Matrix Market " + source_name_ + ", line " +
-                                  std::to_string(std::max<size_type>(line_number_, 1)) + ": " +
-                                  message);
+                                  std::to_string(std::max<size_type>(line_number_, 1)) + ": " + message);
     }
 
     /// Fails unless nothing but blanks follows on the line.
@@ -140,8 +140,7 @@ Banner parse_banner(LineScanner& scanner)
     auto next_word = [&](const char* what) {
         const auto word = tokens.next();
         if (word.empty()) {
-            scanner.fail(std::string{"the banner ends before its "} + what + "; expected " +
-                         banner_syntax);
+            scanner.fail(std::string{"the banner ends before its "} + what + "; expected " + banner_syntax);
         }
         return lower_case(word);
     };
@@ -166,8 +165,9 @@ Banner parse_banner(LineScanner& scanner)
     } else if (field == "pattern") {
         banner.field = Field::pattern;
     } else if (field == "complex") {
-        scanner.fail("complex matrices are not supported (field 'complex'); larch reads real, integer "
-                     "and pattern files");
+        scanner.fail(
+            "complex matrices are not supported (field 'complex'); larch reads real, integer "
+            "and pattern files");
     } else {
         scanner.fail("unknown field " + quote(field) +
                      " in the banner; expected 'real', 'integer' or 'pattern'");
@@ -180,8 +180,9 @@ Banner parse_banner(LineScanner& scanner)
     } else if (symmetry == "skew-symmetric") {
         banner.symmetry = Symmetry::skew_symmetric;
     } else if (symmetry == "hermitian") {
-        scanner.fail("complex matrices are not supported (symmetry 'hermitian'); larch reads general, "
-                     "symmetric and skew-symmetric real files");
+        scanner.fail(
+            "complex matrices are not supported (symmetry 'hermitian'); larch reads general, "
+            "symmetric and skew-symmetric real files");
     } else {
         scanner.fail("unknown symmetry " + quote(symmetry) +
                      " in the banner; expected 'general', 'symmetric' or 'skew-symmetric'");
@@ -224,8 +225,8 @@ SizeLine parse_size_line(LineScanner& scanner, const Banner& banner)
                          syntax + ", found " + quote(token));
         }
         if (value < 0) {
-            scanner.fail("the number of " + what + " on the size line is negative (" +
-                         std::to_string(value) + ")");
+            scanner.fail("the number of " + what + " on the size line is negative (" + std::to_string(value) +
+                         ")");
         }
         return static_cast<size_type>(value);
     };
@@ -249,7 +250,7 @@ SizeLine parse_size_line(LineScanner& scanner, const Banner& banner)
     if (!coordinate) {
         // Both factors fit in the index type, so these products cannot overflow 64 bits.
         const auto n = size.rows;
-        size.num_stored = banner.symmetry == Symmetry::general   ? size.rows * size.cols
+        size.num_stored = banner.symmetry == Symmetry::general     ? size.rows * size.cols
                           : banner.symmetry == Symmetry::symmetric ? n * (n + 1) / 2
                                                                    : (n == 0 ? 0 : n * (n - 1) / 2);
     }
@@ -280,15 +281,15 @@ V parse_value(LineScanner& scanner, Tokens& tokens, Field field, const std::stri
     }
     V value{};
     switch (parse_real(token, value)) {
-    case ParseStatus::ok:
-        return value;
-    case ParseStatus::out_of_range:
-        scanner.fail("the value " + quote(token) + " of " + what + " is too large for " + type_name<V>());
-    case ParseStatus::not_finite:
-        scanner.fail("the value " + quote(token) + " of " + what +
-                     " is not a finite number; larch reads finite values only");
-    default:
-        scanner.fail("expected the value of " + what + " (a real number), found " + quote(token));
+        case ParseStatus::ok:
+            return value;
+        case ParseStatus::out_of_range:
+            scanner.fail("the value " + quote(token) + " of " + what + " is too large for " + type_name<V>());
+        case ParseStatus::not_finite:
+            scanner.fail("the value " + quote(token) + " of " + what +
+                         " is not a finite number; larch reads finite values only");
+        default:
+            scanner.fail("expected the value of " + what + " (a real number), found " + quote(token));
     }
 }
 
@@ -306,8 +307,8 @@ size_type parse_index(LineScanner& scanner, Tokens& tokens, const char* what, si
     std::int64_t value{};
     const auto status = parse_integer(token, value);
     if (status == ParseStatus::syntax_error) {
-        scanner.fail("expected the " + std::string{what} + " index of " + entry + " (an integer in " +
-                     range + "), found " + quote(token));
+        scanner.fail("expected the " + std::string{what} + " index of " + entry + " (an integer in " + range +
+                     "), found " + quote(token));
     }
     if (status != ParseStatus::ok || value < 1 || static_cast<size_type>(value) > bound) {
         scanner.fail("the " + std::string{what} + " index " + quote(token) + " of " + entry +
@@ -319,9 +320,8 @@ size_type parse_index(LineScanner& scanner, Tokens& tokens, const char* what, si
 [[noreturn]] void fail_early_end(LineScanner& scanner, size_type num_read, size_type num_expected,
                                  const char* what)
 {
-    scanner.fail("the input ends after " + std::to_string(num_read) + " of " +
-                 std::to_string(num_expected) + " " + what + " (the size line declares " +
-                 std::to_string(num_expected) + ")");
+    scanner.fail("the input ends after " + std::to_string(num_read) + " of " + std::to_string(num_expected) +
+                 " " + what + " (the size line declares " + std::to_string(num_expected) + ")");
 }
 
 void expect_no_more_entries(LineScanner& scanner, size_type num_expected, const char* what)
@@ -357,18 +357,19 @@ void read_coordinate_entries(LineScanner& scanner, const Banner& banner, const S
         }
         if (row == col) {
             if (banner.symmetry == Symmetry::skew_symmetric) {
-                scanner.fail("a skew-symmetric matrix has a zero diagonal that is not stored, but the "
-                             "file stores " + position);
+                scanner.fail(
+                    "a skew-symmetric matrix has a zero diagonal that is not stored, but the "
+                    "file stores " +
+                    position);
             }
             continue;
         }
         auto& this_triangle = row > col ? first_lower_line : first_upper_line;
         const auto other_triangle = row > col ? first_upper_line : first_lower_line;
         if (other_triangle != 0) {
-            scanner.fail(position + " lies " + (row > col ? "below" : "above") +
-                         " the diagonal, but line " + std::to_string(other_triangle) +
-                         " stored an entry " + (row > col ? "above" : "below") +
-                         " it; a symmetric file stores one triangle only");
+            scanner.fail(position + " lies " + (row > col ? "below" : "above") + " the diagonal, but line " +
+                         std::to_string(other_triangle) + " stored an entry " +
+                         (row > col ? "above" : "below") + " it; a symmetric file stores one triangle only");
         }
         if (this_triangle == 0) {
             this_triangle = scanner.line_number();
@@ -381,8 +382,7 @@ void read_coordinate_entries(LineScanner& scanner, const Banner& banner, const S
     for (const auto& e : data.entries) {
         if (!std::isfinite(e.value)) {
             scanner.fail("the duplicate entries at (" + std::to_string(e.row + 1) + ", " +
-                         std::to_string(e.col + 1) + ") add up to a value too large for " +
-                         type_name<V>());
+                         std::to_string(e.col + 1) + ") add up to a value too large for " + type_name<V>());
         }
     }
 }
@@ -404,8 +404,8 @@ void read_array_entries(LineScanner& scanner, const Banner& banner, const SizeLi
         const std::string position =
             "entry (" + std::to_string(row + 1) + ", " + std::to_string(col + 1) + ")";
         const auto value = parse_value<V>(scanner, tokens, banner.field, position);
-        scanner.expect_line_end(tokens, "the value of " + position +
-                                            " (an array file holds one value per line)");
+        scanner.expect_line_end(tokens,
+                                "the value of " + position + " (an array file holds one value per line)");
         data.entries.push_back({static_cast<I>(row), static_cast<I>(col), value});
         if (banner.symmetry != Symmetry::general && row != col) {
             const auto mirrored = banner.symmetry == Symmetry::symmetric ? value : -value;
@@ -450,7 +450,7 @@ matrix_data<V, I> read_matrix_market_data(const std::string& path)
     return read_matrix_market_data<V, I>(file, "'" + path + "'");
 }
 
-#define LARCH_INSTANTIATE_MATRIX_MARKET_READER(V, I)                                                   \
+#define LARCH_INSTANTIATE_MATRIX_MARKET_READER(V, I)                                             \
     template matrix_data<V, I> read_matrix_market_data<V, I>(std::istream&, const std::string&); \
     template matrix_data<V, I> read_matrix_market_data<V, I>(const std::string&)
 

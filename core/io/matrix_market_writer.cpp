@@ -84,17 +84,15 @@ void write_matrix_market(const std::string& path, const matrix_data<V, I>& data,
 {
     std::ofstream file{path};
     if (!file) {
-        LARCH_THROW(BadInput, "write_matrix_market: cannot open '" + path +
-                                  "' for writing: " + std::strerror(errno));
+        LARCH_THROW(BadInput,
+                    "write_matrix_market: cannot open '" + path + "' for writing: " + std::strerror(errno));
     }
     write_matrix_market(file, data, format);
 }
 
-#define LARCH_INSTANTIATE_MATRIX_MARKET_WRITER(V, I)                                                \
-    template void write_matrix_market<V, I>(std::ostream&, const matrix_data<V, I>&,          \
-                                            MatrixMarketFormat);                              \
-    template void write_matrix_market<V, I>(const std::string&, const matrix_data<V, I>&, \
-                                            MatrixMarketFormat)
+#define LARCH_INSTANTIATE_MATRIX_MARKET_WRITER(V, I)                                                      \
+    template void write_matrix_market<V, I>(std::ostream&, const matrix_data<V, I>&, MatrixMarketFormat); \
+    template void write_matrix_market<V, I>(const std::string&, const matrix_data<V, I>&, MatrixMarketFormat)
 
 LARCH_INSTANTIATE_MATRIX_MARKET_WRITER(float, std::int32_t);
 LARCH_INSTANTIATE_MATRIX_MARKET_WRITER(float, std::int64_t);

@@ -17,7 +17,7 @@ namespace io = larch::io;
 struct MalformedCase {
     const char* description;
     std::string text;
-    int line;                  // the line the message must name
+    int line;                   // the line the message must name
     const char* expected_text;  // a fragment of the message saying what is wrong
 };
 
@@ -40,7 +40,8 @@ const std::vector<MalformedCase> malformed_cases{
      "complex matrices are not supported"},
     {"hermitian symmetry", "%%MatrixMarket matrix coordinate real hermitian\n", 1,
      "complex matrices are not supported (symmetry 'hermitian')"},
-    {"unknown symmetry", "%%MatrixMarket matrix coordinate real diagonal\n", 1, "unknown symmetry 'diagonal'"},
+    {"unknown symmetry", "%%MatrixMarket matrix coordinate real diagonal\n", 1,
+     "unknown symmetry 'diagonal'"},
     {"banner without symmetry", "%%MatrixMarket matrix coordinate real\n", 1,
      "the banner ends before its symmetry"},
     {"text after the banner", "%%MatrixMarket matrix coordinate real general extra\n", 1,
@@ -48,28 +49,33 @@ const std::vector<MalformedCase> malformed_cases{
     {"pattern array", "%%MatrixMarket matrix array pattern general\n", 1,
      "'pattern' is only valid in coordinate files"},
     {"no size line", general + "% only a comment\n", 2, "the input ends before the size line"},
-    {"size line with a word", general + "3 x 1\n", 2, "expected the number of columns (a non-negative integer)"},
+    {"size line with a word", general + "3 x 1\n", 2,
+     "expected the number of columns (a non-negative integer)"},
     {"negative size", general + "3 -3 1\n", 2, "the number of columns on the size line is negative (-3)"},
     {"size line too short", general + "3 3\n", 2, "the size line ends before the number of entries"},
     {"size line too long", general + "3 3 1 4\n", 2, "unexpected text '4' after the size line"},
-    {"array size line with a count", array + "2 2 4\n", 2, "unexpected text '4' after the size line 'rows columns'"},
+    {"array size line with a count", array + "2 2 4\n", 2,
+     "unexpected text '4' after the size line 'rows columns'"},
     {"size beyond int32", general + "3000000000 1 0\n", 2, "does not fit the index type int32"},
     {"size beyond int64", general + "99999999999999999999 1 0\n", 2, "is too large"},
     {"non-square symmetric", symmetric + "3 4 1\n", 2, "must be square"},
     {"too few entries", general + "3 3 3\n1 1 1\n% comment\n2 2 2\n", 5,
      "the input ends after 2 of 3 entries"},
-    {"absurd entry count", general + "2 2 999999999999\n1 1 1\n", 3, "the input ends after 1 of 999999999999 entries"},
+    {"absurd entry count", general + "2 2 999999999999\n1 1 1\n", 3,
+     "the input ends after 1 of 999999999999 entries"},
     {"too many entries", general + "3 3 1\n1 1 1\n2 2 2\n", 4,
      "found more entries than the 1 declared on the size line"},
     {"row index zero", general + "3 3 1\n0 1 1\n", 3, "the row index '0' of entry 1 is out of range 1..3"},
     {"column index too large", general + "3 3 2\n1 1 1\n2 4 1\n", 4,
      "the column index '4' of entry 2 is out of range 1..3"},
     {"index beyond int64", general + "3 3 1\n1 99999999999999999999 1\n", 3, "is out of range 1..3"},
-    {"fractional index", general + "3 3 1\n1.5 1 1\n", 3, "expected the row index of entry 1 (an integer in 1..3)"},
+    {"fractional index", general + "3 3 1\n1.5 1 1\n", 3,
+     "expected the row index of entry 1 (an integer in 1..3)"},
     {"double sign", general + "3 3 1\n+-1 1 1\n", 3, "expected the row index"},
     {"missing column", general + "3 3 1\n1\n", 3, "the line ends before the column index of entry 1"},
     {"missing value", general + "3 3 1\n1 1\n", 3, "the line ends before the value of entry (1, 1)"},
-    {"word as value", general + "3 3 1\n1 1 abc\n", 3, "expected the value of entry (1, 1) (a real number), found 'abc'"},
+    {"word as value", general + "3 3 1\n1 1 abc\n", 3,
+     "expected the value of entry (1, 1) (a real number), found 'abc'"},
     {"two points", general + "3 3 1\n1 1 1.5.3\n", 3, "found '1.5.3'"},
     {"Fortran exponent", general + "3 3 1\n1 1 1.0D+00\n", 3, "found '1.0D+00'"},
     {"text after an entry", general + "3 3 1\n1 1 1.0 7\n", 3, "unexpected text '7' after entry (1, 1)"},
@@ -77,11 +83,13 @@ const std::vector<MalformedCase> malformed_cases{
      "unexpected text '1' after entry (1, 1)"},
     {"NaN value", general + "3 3 2\n1 1 1\n2 2 nan\n", 4, "is not a finite number"},
     {"infinite value", general + "3 3 1\n1 1 -inf\n", 3, "is not a finite number"},
-    {"value beyond double", general + "3 3 1\n1 1 1e400\n", 3, "the value '1e400' of entry (1, 1) is too large for double"},
+    {"value beyond double", general + "3 3 1\n1 1 1e400\n", 3,
+     "the value '1e400' of entry (1, 1) is too large for double"},
     {"fraction in an integer file", "%%MatrixMarket matrix coordinate integer general\n2 2 1\n1 1 1.5\n", 3,
      "(an integer), found '1.5'"},
-    {"integer beyond int64", "%%MatrixMarket matrix coordinate integer general\n2 2 1\n1 1 99999999999999999999\n",
-     3, "is too large"},
+    {"integer beyond int64",
+     "%%MatrixMarket matrix coordinate integer general\n2 2 1\n1 1 99999999999999999999\n", 3,
+     "is too large"},
     {"skew-symmetric diagonal", skew + "3 3 2\n2 1 1\n2 2 1\n", 4, "the file stores entry (2, 2)"},
     {"both triangles", symmetric + "3 3 3\n1 1 1\n2 1 1\n% c\n1 3 1\n", 6,
      "entry (1, 3) lies above the diagonal, but line 4 stored an entry below it"},
@@ -89,8 +97,8 @@ const std::vector<MalformedCase> malformed_cases{
     {"too many array values", array + "1 2\n1\n2\n3\n", 5, "found more values than the 2 declared"},
     {"two array values on a line", array + "2 1\n1 2\n", 3, "an array file holds one value per line"},
     {"array value beyond double", array + "1 1\n-2e308\n", 3, "is too large for double"},
-    {"symmetric array of the wrong length",
-     "%%MatrixMarket matrix array real symmetric\n2 2\n1\n2\n3\n4\n", 6, "found more values than the 3 declared"},
+    {"symmetric array of the wrong length", "%%MatrixMarket matrix array real symmetric\n2 2\n1\n2\n3\n4\n",
+     6, "found more values than the 3 declared"},
 };
 
 TEST(MatrixMarketErrors, EachMalformedInputThrowsBadInputNamingTheLine)
@@ -139,25 +147,26 @@ std::string mutate(std::string text, std::mt19937& random)
     }
     const auto position = pick(text.size() - 1);
     switch (pick(4)) {
-    case 0:
-        text[position] = random_char();
-        break;
-    case 1:
-        text.insert(text.begin() + static_cast<std::ptrdiff_t>(position), random_char());
-        break;
-    case 2:
-        text.erase(position, 1);
-        break;
-    case 3:
-        text.resize(position);
-        break;
-    default: {
-        const auto line_start = text.rfind('\n', position);
-        const auto begin = line_start == std::string::npos ? 0 : line_start + 1;
-        const auto end = text.find('\n', position);
-        const auto line = text.substr(begin, end == std::string::npos ? std::string::npos : end - begin + 1);
-        text.insert(begin, line);
-    }
+        case 0:
+            text[position] = random_char();
+            break;
+        case 1:
+            text.insert(text.begin() + static_cast<std::ptrdiff_t>(position), random_char());
+            break;
+        case 2:
+            text.erase(position, 1);
+            break;
+        case 3:
+            text.resize(position);
+            break;
+        default: {
+            const auto line_start = text.rfind('\n', position);
+            const auto begin = line_start == std::string::npos ? 0 : line_start + 1;
+            const auto end = text.find('\n', position);
+            const auto line =
+                text.substr(begin, end == std::string::npos ? std::string::npos : end - begin + 1);
+            text.insert(begin, line);
+        }
     }
     return text;
 }

@@ -52,8 +52,8 @@ TEST(MatrixMarketRead, ReadsCoordinateRealGeneralSkippingCommentsAndBlankLines)
 
 TEST(MatrixMarketRead, ReadsIntegerAndPatternFields)
 {
-    const auto integers = read_text(
-        "%%MatrixMarket matrix coordinate integer general\n2 2 2\n1 1 -7\n2 1 12\n");
+    const auto integers =
+        read_text("%%MatrixMarket matrix coordinate integer general\n2 2 2\n1 1 -7\n2 1 12\n");
     const auto pattern = read_text("%%MatrixMarket matrix coordinate pattern general\n2 2 2\n2 2\n1 2\n");
 
     EXPECT_EQ(integers.entries, (entries{{0, 0, -7.0}, {1, 0, 12.0}}));
@@ -62,8 +62,8 @@ TEST(MatrixMarketRead, ReadsIntegerAndPatternFields)
 
 TEST(MatrixMarketRead, ExpandsTheLowerTriangleOfASymmetricFile)
 {
-    const auto data = read_text(
-        "%%MatrixMarket matrix coordinate real symmetric\n3 3 4\n1 1 4\n2 1 -1\n3 2 -2\n3 3 6\n");
+    const auto data =
+        read_text("%%MatrixMarket matrix coordinate real symmetric\n3 3 4\n1 1 4\n2 1 -1\n3 2 -2\n3 3 6\n");
 
     EXPECT_EQ(data.entries,
               (entries{{0, 0, 4.0}, {0, 1, -1.0}, {1, 0, -1.0}, {1, 2, -2.0}, {2, 1, -2.0}, {2, 2, 6.0}}));
@@ -98,12 +98,20 @@ TEST(MatrixMarketRead, ReadsAGeneralArrayColumnByColumn)
 TEST(MatrixMarketRead, ReadsThePackedLowerTriangleOfSymmetricArrays)
 {
     // Columns of the lower triangle of [1 2 3; 2 4 5; 3 5 6]: (1 2 3), (4 5), (6).
-    const auto symmetric = read_text("%%MatrixMarket matrix array integer symmetric\n3 3\n1\n2\n3\n4\n5\n6\n");
+    const auto symmetric =
+        read_text("%%MatrixMarket matrix array integer symmetric\n3 3\n1\n2\n3\n4\n5\n6\n");
     // Strict lower triangle of [0 -1 -2; 1 0 -3; 2 3 0]: (1 2), (3).
     const auto skew = read_text("%%MatrixMarket matrix array real skew-symmetric\n3 3\n1\n2\n3\n");
 
-    EXPECT_EQ(symmetric.entries, (entries{{0, 0, 1.0}, {0, 1, 2.0}, {0, 2, 3.0}, {1, 0, 2.0}, {1, 1, 4.0},
-                                          {1, 2, 5.0}, {2, 0, 3.0}, {2, 1, 5.0}, {2, 2, 6.0}}));
+    EXPECT_EQ(symmetric.entries, (entries{{0, 0, 1.0},
+                                          {0, 1, 2.0},
+                                          {0, 2, 3.0},
+                                          {1, 0, 2.0},
+                                          {1, 1, 4.0},
+                                          {1, 2, 5.0},
+                                          {2, 0, 3.0},
+                                          {2, 1, 5.0},
+                                          {2, 2, 6.0}}));
     EXPECT_EQ(skew.entries,
               (entries{{0, 1, -1.0}, {0, 2, -2.0}, {1, 0, 1.0}, {1, 2, -3.0}, {2, 0, 2.0}, {2, 1, 3.0}}));
 }
@@ -119,14 +127,16 @@ TEST(MatrixMarketRead, AcceptsAnyCaseInTheBannerAndCrlfLineEnds)
 
 TEST(MatrixMarketRead, SumsDuplicateEntries)
 {
-    const auto data = read_text("%%MatrixMarket matrix coordinate real general\n2 2 3\n1 2 1\n2 2 5\n1 2 0.5\n");
+    const auto data =
+        read_text("%%MatrixMarket matrix coordinate real general\n2 2 3\n1 2 1\n2 2 5\n1 2 0.5\n");
 
     EXPECT_EQ(data.entries, (entries{{0, 1, 1.5}, {1, 1, 5.0}}));
 }
 
 TEST(MatrixMarketRead, RoundsValuesBelowTheRangeOfTheValueTypeToZero)
 {
-    const auto doubles = read_text("%%MatrixMarket matrix coordinate real general\n1 2 2\n1 1 1e-400\n1 2 -1e-999\n");
+    const auto doubles =
+        read_text("%%MatrixMarket matrix coordinate real general\n1 2 2\n1 1 1e-400\n1 2 -1e-999\n");
     const auto floats = read_text<float>("%%MatrixMarket matrix coordinate real general\n1 1 1\n1 1 1e-50\n");
 
     EXPECT_EQ(doubles.entries[0].value, 0.0);
@@ -136,8 +146,8 @@ TEST(MatrixMarketRead, RoundsValuesBelowTheRangeOfTheValueTypeToZero)
 
 TEST(MatrixMarketRead, ReadsIntoFloatWith64BitIndices)
 {
-    const auto data =
-        read_text<float, std::int64_t>("%%MatrixMarket matrix coordinate real general\n3000000000 2 1\n3000000000 2 0.1\n");
+    const auto data = read_text<float, std::int64_t>(
+        "%%MatrixMarket matrix coordinate real general\n3000000000 2 1\n3000000000 2 0.1\n");
 
     ASSERT_EQ(data.entries.size(), 1u);
     EXPECT_EQ(data.size, dim2(3000000000u, 2));
