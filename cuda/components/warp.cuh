@@ -191,7 +191,7 @@ struct IndexedValue {
  */
 template <int subwarp_size, typename T>
 __device__ __forceinline__ IndexedValue<T> all_reduce_max_abs_with_index(T value, int index,
-                                                                          bool participates = true)
+                                                                         bool participates = true)
 {
     // Ordering key: -1 for non-participants, +inf-like for NaN, |value| otherwise; then smaller index.
     // It is a total order, so every lane ends with the same winner.
@@ -279,6 +279,36 @@ __device__ __forceinline__ T segmented_inclusive_scan(T value, Key key, Op op)
         }
     }
     return value;
+}
+
+// ---- Added by the batched dense kernels (issue 3): reduce-scatter of a register array. ----
+
+/**
+ * Reduce-scatter sum: every lane offers `values[0..subwarp_size)` (entry i belongs to "row" i, e.g. the
+ * entries of one column of a small matrix); on return `values[0]` of the lane with rank r holds the sum
+ * of entry r over all lanes (the other entries are clobbered). A recursive-halving butterfly: at each
+ * level a lane keeps half of its live entries and trades the other half with its partner, so it costs
+ * subwarp_size - 1 shuffles instead of the subwarp_size * log2(subwarp_size) of one all-reduce per entry.
+ * Used for the row sums of infinity norms when a lane holds a column.
+ */
+template <int subwarp_size, typename T>
+__device__ __forceinline__ void reduce_scatter_sum(T (&values)[subwarp_size])
+{
+    const int lane = rank<subwarp_size>();
+#pragma unroll
+    for (int offset = SubwarpSize<subwarp_size>::value / 2; offset > 0; offset /= 2) {
+        const bool keep_upper = (lane & offset) != 0;
+        // A constant trip count with a guard (rather than i < offset) lets both loops unroll fully, so
+        // `values` stays in registers.
+#pragma unroll
+        for (int i = 0; i < SubwarpSize<subwarp_size>::value / 2; ++i) {
+            if (i < offset) {
+                const T send = keep_upper ? values[i] : values[i + offset];
+                const T keep = keep_upper ? values[i + offset] : values[i];
+                values[i] = keep + shuffle_xor<subwarp_size>(send, offset);
+            }
+        }
+    }
 }
 
 }  // namespace warp

@@ -1,0 +1,369 @@
+// CUDA/HIP kernels of the variable-size batched dense operations (core/batch/batch_dense_kernels.hpp):
+// thin __global__ functions over the device algorithms of gauss_jordan.cuh, gauss_huard.cuh and
+// large_items.cuh, and the host entries that pick the sub-warp size and launch them.
+//
+// Every square-item operation runs in up to two launches: the register kernel, templated on the
+// sub-warp size p = the smallest power of two >= min(32, largest item), handles every item up to 32 x 32;
+// when the batch also holds larger items, the global-memory kernel of large_items.cuh (one thread per
+// item) handles those.
+#include <cstdint>
+#include <limits>
+
+#include "core/batch/batch_dense_kernels.hpp"
+#include "core/components/instantiation.hpp"
+#include "cuda/base/runtime.hpp"
+#include "cuda/batch/gauss_huard.cuh"
+#include "cuda/batch/gauss_jordan.cuh"
+#include "cuda/batch/large_items.cuh"
+#include "cuda/batch/register_batch.cuh"
+#include "cuda/components/launch.cuh"
+
+namespace larch {
+namespace kernels {
+namespace LARCH_DEVICE_NAMESPACE {
+namespace batch_dense {
+
+template <int subwarp_size, typename T>
+__global__ void __launch_bounds__(RegisterPolicy::block_size,
+                                  RegisterPolicy::min_blocks_per_multiprocessor)
+    gauss_jordan_kernel(LayoutView layout, const T* a, T* inverse, T* cond, std::int32_t* info)
+{
+    // One sub-warp per item, one row per thread (gauss_jordan.cuh). `inverse` null: not written;
+    // `cond` null: no condition number.
+    __shared__ StagingTile<subwarp_size, T> tiles[RegisterPolicy::block_size / subwarp_size];
+    const auto item = square_item_of_subwarp<subwarp_size>(layout);
+    auto& tile = tiles[warp::subwarp_id_in_block<subwarp_size>()];
+    GaussJordanRow<subwarp_size, T> row;
+    const T row_sum = load_rows<subwarp_size>(a + item.offset, item.size, tile, row);
+    const T norm = warp::all_reduce_max<subwarp_size>(row_sum);
+    const int item_info = eliminate<subwarp_size>(item.size, tiny_pivot_bound(item.size, norm), row);
+    store_inverse<subwarp_size>(inverse + item.offset, item.size,
+                                inverse != nullptr && item_info == 0, tile, row);
+    if (item.size == 0) {
+        return;
+    }
+    const T condition = cond != nullptr ? norm * inverse_norm<subwarp_size>(item.size, row) : T{};
+    if (warp::rank<subwarp_size>() == 0) {
+        info[item.index] = item_info;
+        if (cond != nullptr) {
+            cond[item.index] = item_info == 0 ? condition : std::numeric_limits<T>::infinity();
+        }
+    }
+}
+
+template <typename T>
+__global__ void __launch_bounds__(default_block_size)
+    invert_large_items_kernel(LayoutView layout, const T* a, T* inverse, T* cond,
+                              std::int32_t* info, std::int32_t* permutation, T* scratch)
+{
+    // One thread per item larger than 32 x 32 (large_items.cuh); `inverse` is the output or, for a
+    // condition number alone, a scratch copy of the batch.
+    for (const auto item : grid_stride_range(layout.num_items)) {
+        const int n = layout.rows[item];
+        if (n <= max_register_item_size) {
+            continue;
+        }
+        const auto offset = layout.offsets[item];
+        const auto row_offset = layout.row_offsets[item];
+        const T norm = infinity_norm_serial(a + offset, n, n);
+        if (inverse + offset != a + offset) {
+            for (std::int64_t e = 0; e < std::int64_t{n} * n; ++e) {
+                inverse[offset + e] = a[offset + e];
+            }
+        }
+        const int item_info =
+            invert_serial(inverse + offset, n, permutation + row_offset, scratch + row_offset);
+        info[item] = item_info;
+        if (cond != nullptr) {
+            cond[item] = item_info == 0 ? norm * infinity_norm_serial(inverse + offset, n, n)
+                                        : std::numeric_limits<T>::infinity();
+        }
+    }
+}
+
+template <int subwarp_size, typename T>
+__global__ void __launch_bounds__(RegisterPolicy::block_size)
+    gauss_huard_factorize_kernel(LayoutView layout, T* factors, std::int32_t* pivots,
+                                 std::int32_t* info, bool transposed_storage)
+{
+    // One sub-warp per item, one column per thread (gauss_huard.cuh).
+    const auto item = square_item_of_subwarp<subwarp_size>(layout);
+    if (item.size == 0) {
+        return;
+    }
+    const int item_info = gauss_huard_factorize_item<subwarp_size>(
+        factors + item.offset, pivots + layout.row_offsets[item.index], item.size, transposed_storage);
+    if (warp::rank<subwarp_size>() == 0) {
+        info[item.index] = item_info;
+    }
+}
+
+template <typename T>
+__global__ void __launch_bounds__(default_block_size)
+    gauss_huard_factorize_large_items_kernel(LayoutView layout, T* factors, std::int32_t* pivots,
+                                             std::int32_t* info, bool transposed_storage)
+{
+    // One thread per item larger than 32 x 32 (large_items.cuh).
+    for (const auto item : grid_stride_range(layout.num_items)) {
+        const int n = layout.rows[item];
+        if (n > max_register_item_size) {
+            info[item] = gauss_huard_factorize_serial(factors + layout.offsets[item],
+                                                      pivots + layout.row_offsets[item], n,
+                                                      transposed_storage);
+        }
+    }
+}
+
+template <int subwarp_size, typename T>
+__global__ void __launch_bounds__(RegisterPolicy::block_size)
+    gauss_huard_solve_kernel(LayoutView layout, const T* factors, const std::int32_t* pivots,
+                             bool transposed_storage, const std::int64_t* rhs_offsets, const T* b,
+                             T* x, int num_rhs)
+{
+    // One sub-warp per item, one solution row per thread (gauss_huard.cuh).
+    const auto item = square_item_of_subwarp<subwarp_size>(layout);
+    if (item.size == 0) {
+        return;
+    }
+    const auto rhs_offset = rhs_offsets[item.index];
+    gauss_huard_solve_item<subwarp_size>(factors + item.offset,
+                                         pivots + layout.row_offsets[item.index], item.size,
+                                         transposed_storage, b + rhs_offset, x + rhs_offset, num_rhs);
+}
+
+template <typename T>
+__global__ void __launch_bounds__(default_block_size)
+    gauss_huard_solve_large_items_kernel(LayoutView layout, const T* factors,
+                                         const std::int32_t* pivots, bool transposed_storage,
+                                         const std::int64_t* rhs_offsets, const T* b, T* x,
+                                         int num_rhs, T* scratch)
+{
+    // One thread per item larger than 32 x 32 (large_items.cuh).
+    for (const auto item : grid_stride_range(layout.num_items)) {
+        const int n = layout.rows[item];
+        if (n > max_register_item_size) {
+            const auto row_offset = layout.row_offsets[item];
+            gauss_huard_solve_serial(factors + layout.offsets[item], pivots + row_offset, n,
+                                     transposed_storage, b + rhs_offsets[item],
+                                     x + rhs_offsets[item], num_rhs, scratch + row_offset);
+        }
+    }
+}
+
+template <int subwarp_size, typename T>
+__global__ void __launch_bounds__(default_block_size)
+    infinity_norm_kernel(LayoutView layout, const T* a, T* norms)
+{
+    // One sub-warp per item (any shape). Lane j reads columns j, j + p, ... of a chunk of p rows, so each
+    // row is read contiguously by the sub-warp; the chunk's p row sums are reduce-scattered (lane r gets
+    // row r of the chunk, p - 1 shuffles in all) and the running maximum is all-reduced at the end.
+    const std::int64_t index = warp::global_subwarp_id<subwarp_size>();
+    if (index >= layout.num_items) {
+        return;
+    }
+    const int lane = warp::rank<subwarp_size>();
+    const int rows = layout.rows[index];
+    const int cols = layout.cols[index];
+    const T* item = a + layout.offsets[index];
+    T norm{};
+    for (int first_row = 0; first_row < rows; first_row += subwarp_size) {
+        T row_sums[subwarp_size];
+#pragma unroll
+        for (int i = 0; i < subwarp_size; ++i) {
+            row_sums[i] = T{};
+        }
+        for (int c = lane; c < cols; c += subwarp_size) {
+#pragma unroll
+            for (int i = 0; i < subwarp_size; ++i) {
+                if (first_row + i < rows) {
+                    row_sums[i] += magnitude(item[std::int64_t{first_row + i} * cols + c]);
+                }
+            }
+        }
+        warp::reduce_scatter_sum<subwarp_size>(row_sums);
+        norm = row_sums[0] > norm ? row_sums[0] : norm;
+    }
+    norm = warp::all_reduce_max<subwarp_size>(norm);
+    if (lane == 0) {
+        norms[index] = norm;
+    }
+}
+
+template <int subwarp_size, typename T>
+__global__ void __launch_bounds__(default_block_size)
+    apply_kernel(LayoutView layout, const T* a, const std::int64_t* b_offsets, const T* b,
+                 const std::int64_t* x_offsets, T* x, int num_rhs)
+{
+    // One sub-warp per item, rows r = lane, lane + p, ... per thread; x_i(r, :) = A_i(r, :) b_i.
+    const std::int64_t index = warp::global_subwarp_id<subwarp_size>();
+    if (index >= layout.num_items) {
+        return;
+    }
+    const int rows = layout.rows[index];
+    const int cols = layout.cols[index];
+    const T* item = a + layout.offsets[index];
+    const T* item_b = b + b_offsets[index];
+    T* item_x = x + x_offsets[index];
+    for (int r = warp::rank<subwarp_size>(); r < rows; r += subwarp_size) {
+        for (int rhs = 0; rhs < num_rhs; ++rhs) {
+            T sum{};
+            for (int c = 0; c < cols; ++c) {
+                sum = fma(item[std::int64_t{r} * cols + c], item_b[std::int64_t{c} * num_rhs + rhs],
+                          sum);
+            }
+            item_x[std::int64_t{r} * num_rhs + rhs] = sum;
+        }
+    }
+}
+
+template <typename T>
+struct CombineConditionNumbers {
+    const T* norms;
+    const T* inverse_norms;
+    const std::int32_t* info;
+    T* cond;
+    __device__ void operator()(std::int64_t item) const
+    {
+        cond[item] = info[item] != 0 ? std::numeric_limits<T>::infinity()
+                                     : norms[item] * inverse_norms[item];
+    }
+};
+
+/// The Gauss-Jordan launches shared by invert and compute_condition_numbers.
+template <typename T>
+void run_gauss_jordan(const DefaultExecutor& exec, const ::larch::batch::Dense<T>& a, T* inverse,
+                      T* cond, std::int32_t* info)
+{
+    const auto layout = view_of(a.get_layout());
+    const auto max_size = static_cast<std::int64_t>(a.get_max_item_size().rows);
+    dispatch_item_subwarp_size(max_size, [&](auto subwarp_constant) {
+        constexpr int p = decltype(subwarp_constant)::value;
+        gauss_jordan_kernel<p, T><<<RegisterPolicy::num_blocks(layout.num_items, p),
+                                    RegisterPolicy::block_size>>>(layout, a.get_const_values(),
+                                                                  inverse, cond, info);
+        LARCH_LAUNCH_CHECK("batch_dense::gauss_jordan_kernel");
+    });
+    if (max_size > max_register_item_size) {
+        const auto exec_ptr = exec.shared_from_this();
+        array<std::int32_t> permutation{exec_ptr, a.get_layout().get_num_rows()};
+        array<T> scratch{exec_ptr, a.get_layout().get_num_rows()};
+        array<T> scratch_inverse{exec_ptr, inverse ? 0 : a.get_layout().get_num_elements()};
+        invert_large_items_kernel<<<grid_stride_num_blocks(exec, layout.num_items),
+                                    default_block_size>>>(
+            layout, a.get_const_values(), inverse ? inverse : scratch_inverse.get_data(), cond,
+            info, permutation.get_data(), scratch.get_data());
+        LARCH_LAUNCH_CHECK("batch_dense::invert_large_items_kernel");
+    }
+}
+
+}  // namespace batch_dense
+
+namespace batch_dense {
+// The entries declared in core/batch/batch_dense_kernels.hpp.
+
+template <typename T>
+void apply(const DefaultExecutor& exec, const ::larch::batch::Dense<T>& a,
+           const ::larch::batch::Vector<T>& b, ::larch::batch::Vector<T>& x)
+{
+    const auto layout = view_of(a.get_layout());
+    dispatch_item_subwarp_size(a.get_max_item_size().rows, [&](auto subwarp_constant) {
+        constexpr int p = decltype(subwarp_constant)::value;
+        apply_kernel<p, T><<<num_blocks_for(layout.num_items * p), default_block_size>>>(
+            layout, a.get_const_values(), b.get_layout().get_const_offsets(), b.get_const_values(),
+            x.get_layout().get_const_offsets(), x.get_values(), static_cast<int>(b.get_num_cols()));
+        LARCH_LAUNCH_CHECK("batch_dense::apply_kernel");
+    });
+    (void)exec;
+}
+
+template <typename T>
+void invert(const DefaultExecutor& exec, const ::larch::batch::Dense<T>& a,
+            ::larch::batch::Dense<T>& inverse, std::int32_t* info)
+{
+    run_gauss_jordan(exec, a, inverse.get_values(), static_cast<T*>(nullptr), info);
+}
+
+template <typename T>
+void compute_condition_numbers(const DefaultExecutor& exec, const ::larch::batch::Dense<T>& a,
+                               ::larch::batch::Dense<T>* inverse, T* cond, std::int32_t* info)
+{
+    run_gauss_jordan(exec, a, inverse ? inverse->get_values() : nullptr, cond, info);
+}
+
+template <typename T>
+void gauss_huard_factorize(const DefaultExecutor& exec, ::larch::batch::Dense<T>& factors,
+                           std::int32_t* pivots, std::int32_t* info, bool transposed_storage)
+{
+    const auto layout = view_of(factors.get_layout());
+    const auto max_size = static_cast<std::int64_t>(factors.get_max_item_size().rows);
+    dispatch_item_subwarp_size(max_size, [&](auto subwarp_constant) {
+        constexpr int p = decltype(subwarp_constant)::value;
+        gauss_huard_factorize_kernel<p, T><<<RegisterPolicy::num_blocks(layout.num_items, p),
+                                             RegisterPolicy::block_size>>>(
+            layout, factors.get_values(), pivots, info, transposed_storage);
+        LARCH_LAUNCH_CHECK("batch_dense::gauss_huard_factorize_kernel");
+    });
+    if (max_size > max_register_item_size) {
+        gauss_huard_factorize_large_items_kernel<<<grid_stride_num_blocks(exec, layout.num_items),
+                                                   default_block_size>>>(
+            layout, factors.get_values(), pivots, info, transposed_storage);
+        LARCH_LAUNCH_CHECK("batch_dense::gauss_huard_factorize_large_items_kernel");
+    }
+}
+
+template <typename T>
+void gauss_huard_solve(const DefaultExecutor& exec, const ::larch::batch::Dense<T>& factors,
+                       const std::int32_t* pivots, bool transposed_storage,
+                       const ::larch::batch::Vector<T>& b, ::larch::batch::Vector<T>& x)
+{
+    const auto layout = view_of(factors.get_layout());
+    const auto max_size = static_cast<std::int64_t>(factors.get_max_item_size().rows);
+    const auto rhs_offsets = b.get_layout().get_const_offsets();
+    const int num_rhs = static_cast<int>(b.get_num_cols());
+    dispatch_item_subwarp_size(max_size, [&](auto subwarp_constant) {
+        constexpr int p = decltype(subwarp_constant)::value;
+        gauss_huard_solve_kernel<p, T><<<RegisterPolicy::num_blocks(layout.num_items, p),
+                                         RegisterPolicy::block_size>>>(
+            layout, factors.get_const_values(), pivots, transposed_storage, rhs_offsets,
+            b.get_const_values(), x.get_values(), num_rhs);
+        LARCH_LAUNCH_CHECK("batch_dense::gauss_huard_solve_kernel");
+    });
+    if (max_size > max_register_item_size) {
+        array<T> scratch{exec.shared_from_this(), factors.get_layout().get_num_rows()};
+        gauss_huard_solve_large_items_kernel<<<grid_stride_num_blocks(exec, layout.num_items),
+                                               default_block_size>>>(
+            layout, factors.get_const_values(), pivots, transposed_storage, rhs_offsets,
+            b.get_const_values(), x.get_values(), num_rhs, scratch.get_data());
+        LARCH_LAUNCH_CHECK("batch_dense::gauss_huard_solve_large_items_kernel");
+    }
+}
+
+template <typename T>
+void compute_infinity_norms(const DefaultExecutor& exec, const ::larch::batch::Dense<T>& a,
+                            T* norms)
+{
+    const auto layout = view_of(a.get_layout());
+    dispatch_item_subwarp_size(a.get_max_item_size().cols, [&](auto subwarp_constant) {
+        constexpr int p = decltype(subwarp_constant)::value;
+        infinity_norm_kernel<p, T><<<num_blocks_for(layout.num_items * p), default_block_size>>>(
+            layout, a.get_const_values(), norms);
+        LARCH_LAUNCH_CHECK("batch_dense::infinity_norm_kernel");
+    });
+    (void)exec;
+}
+
+template <typename T>
+void combine_condition_numbers(const DefaultExecutor& exec, size_type num_items, const T* norms,
+                               const T* inverse_norms, const std::int32_t* info, T* cond)
+{
+    launch_for_each(exec, static_cast<std::int64_t>(num_items),
+                    CombineConditionNumbers<T>{norms, inverse_norms, info, cond},
+                    "batch_dense::combine_condition_numbers");
+}
+
+LARCH_INSTANTIATE_FOR_EACH_VALUE_TYPE(LARCH_INSTANTIATE_BATCH_DENSE_KERNELS);
+
+}  // namespace batch_dense
+}  // namespace LARCH_DEVICE_NAMESPACE
+}  // namespace kernels
+}  // namespace larch

@@ -1,0 +1,109 @@
+// What every register kernel of the batched dense operations shares: the launch policy (sub-warp size
+// from the largest item, block size, grid), the choice of the sub-warp size at run time, and the view of
+// one item of a batch from the sub-warp that owns it.
+#pragma once
+
+#include <algorithm>
+#include <cstdint>
+#include <limits>
+#include <type_traits>
+#include <utility>
+
+#include "cuda/base/runtime.hpp"
+#include "cuda/components/launch.cuh"
+#include "cuda/components/warp.cuh"
+#include "larch/base/exception.hpp"
+
+namespace larch {
+namespace kernels {
+namespace LARCH_DEVICE_NAMESPACE {
+namespace batch_dense {
+
+/// Items up to this order live in the registers of one sub-warp; larger ones take the global-memory path.
+constexpr int max_register_item_size = max_subwarp_size;
+
+/**
+ * Launch policy of the register kernels: one sub-warp of `subwarp_size` threads per item, 128 threads
+ * per block. 128 threads keep the per-block staging buffer of Gauss-Jordan (128 * (p + 1) values) under
+ * the 48 KB of static shared memory for p = 32 in double, and __launch_bounds__(128, 4) caps the
+ * registers at 128 per thread, which the probe found to be the sweet spot for p = 32 (no spills, 16 warps
+ * per multiprocessor).
+ */
+struct RegisterPolicy {
+    static constexpr int block_size = 128;
+    static constexpr int min_blocks_per_multiprocessor = 4;
+
+    /// Grid of a kernel with one sub-warp of `subwarp_size` threads per item.
+    static unsigned num_blocks(std::int64_t num_items, int subwarp_size)
+    {
+        return num_blocks_for(num_items * subwarp_size, block_size);
+    }
+};
+
+/**
+ * Calls `function(std::integral_constant<int, p>{})` with p = the smallest power of two >= min(n, 32):
+ * the sub-warp size of the register kernels for a batch whose largest item has order n.
+ */
+template <typename Function>
+void dispatch_item_subwarp_size(std::int64_t n, Function&& function)
+{
+    dispatch_subwarp_size<1, 2, 4, 8, 16, 32>(
+        static_cast<int>(std::min<std::int64_t>(n, max_register_item_size)),
+        std::forward<Function>(function));
+}
+
+/// Where a batch's items are: the executor copies of its layout (see batch::ItemLayout).
+struct LayoutView {
+    const std::int32_t* rows;
+    const std::int32_t* cols;
+    const std::int64_t* offsets;
+    const std::int64_t* row_offsets;
+    std::int64_t num_items;
+};
+
+template <typename LayoutType>
+LayoutView view_of(const LayoutType& layout)
+{
+    return {layout.get_const_rows(), layout.get_const_cols(), layout.get_const_offsets(),
+            layout.get_const_row_offsets(), static_cast<std::int64_t>(layout.get_num_items())};
+}
+
+/**
+ * The square item a sub-warp works on. `size` is 0 for a sub-warp past the end of the batch or whose
+ * item is larger than `max_size` (such items are left to another kernel); such a sub-warp still has to
+ * take part in the block's __syncthreads, so kernels never return early.
+ */
+struct SquareItem {
+    std::int64_t index;
+    std::int64_t offset;
+    int size;
+};
+
+template <int subwarp_size>
+__device__ __forceinline__ SquareItem square_item_of_subwarp(const LayoutView& layout)
+{
+    const std::int64_t index = warp::global_subwarp_id<subwarp_size>();
+    if (index >= layout.num_items) {
+        return {index, 0, 0};
+    }
+    const int size = layout.rows[index];
+    return {index, layout.offsets[index], size <= subwarp_size ? size : 0};
+}
+
+/// The tiny-pivot bound of the info contract: a pivot p fails if !(|p| > n * eps * ||A||_inf).
+template <typename T>
+__device__ __forceinline__ T tiny_pivot_bound(int n, T input_norm)
+{
+    return static_cast<T>(n) * std::numeric_limits<T>::epsilon() * input_norm;
+}
+
+template <typename T>
+__device__ __forceinline__ T magnitude(T value)
+{
+    return value < T{0} ? -value : value;
+}
+
+}  // namespace batch_dense
+}  // namespace LARCH_DEVICE_NAMESPACE
+}  // namespace kernels
+}  // namespace larch
