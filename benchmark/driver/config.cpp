@@ -39,7 +39,7 @@ std::string join(const std::vector<std::string>& names)
     return result;
 }
 
-Fields::Fields(json object, std::string path) : object_{std::move(object)}, path_{std::move(path)}
+Fields::Fields(json object, std::string path) : object_(std::move(object)), path_{std::move(path)}
 {
     if (!object_.is_object()) {
         throw ConfigError(path_ + " must be a JSON object, not " + describe_type(object_));

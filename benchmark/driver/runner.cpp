@@ -160,7 +160,13 @@ std::vector<PlannedCase> plan_cases(const json& config, const std::string& execu
             spec["executor"] = executor_override;
         }
         const Fields merged{spec, path};
-        const auto& operation = find_operation(merged.get_string("operation"));
+        const OperationInfo* found = nullptr;
+        try {
+            found = &find_operation(merged.get_string("operation"));
+        } catch (const ConfigError& error) {
+            merged.fail("operation", error.what());
+        }
+        const auto& operation = *found;
         auto known = common_fields;
         known.insert(known.end(), operation.fields.begin(), operation.fields.end());
         merged.check_known(known);

@@ -1,0 +1,56 @@
+# Shared by the scripts of scripts/: Debian packages on demand, the CUDA compiler on PATH, configure + build.
+# Sourced, not run.
+
+repo_root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
+
+# nvcc lives outside PATH on the CI and GPU machines; CMake finds it (and builds CUDA) once it is on PATH.
+if [ -x /usr/local/cuda/bin/nvcc ]; then
+    export PATH="/usr/local/cuda/bin:$PATH"
+fi
+
+# Runs a command as root (directly when we are root, through sudo otherwise).
+as_root() {
+    if [ "$(id -u)" -eq 0 ]; then "$@"; else sudo "$@"; fi
+}
+
+# Installs the Debian packages among "$@" that are missing; returns non-zero if that fails.
+ensure_packages() {
+    local missing=()
+    for package in "$@"; do
+        if ! dpkg-query -W -f='${Status}' "$package" 2>/dev/null | grep -q "install ok installed"; then
+            missing+=("$package")
+        fi
+    done
+    if [ "${#missing[@]}" -eq 0 ]; then
+        return 0
+    fi
+    echo "installing missing packages: ${missing[*]}"
+    as_root apt-get update -qq &&
+        DEBIAN_FRONTEND=noninteractive as_root apt-get install -y -qq --no-install-recommends "${missing[@]}"
+}
+
+# The packages every build needs, then (optionally) the HIP compiler for the HIP compile check.
+ensure_build_packages() {
+    ensure_packages cmake make g++ libgtest-dev nlohmann-json3-dev ||
+        { echo "error: could not install the build packages" >&2; return 1; }
+    ensure_packages hipcc libamdhip64-dev ||
+        echo "warning: hipcc could not be installed; building without the HIP backend" >&2
+}
+
+# configure_and_build BUILD_DIR [TARGET...]: configures (Release, every backend this machine can compile)
+# and builds the given targets (all when none) with one job per core.
+configure_and_build() {
+    local build_dir="$1"
+    shift
+    local launcher=()
+    if command -v ccache >/dev/null; then
+        launcher=(-DCMAKE_CXX_COMPILER_LAUNCHER=ccache -DCMAKE_CUDA_COMPILER_LAUNCHER=ccache)
+    fi
+    cmake -S "$repo_root" -B "$build_dir" -DCMAKE_BUILD_TYPE=Release "${launcher[@]}" \
+        ${LARCH_CMAKE_ARGS:-}
+    local targets=()
+    for target in "$@"; do
+        targets+=(--target "$target")
+    done
+    cmake --build "$build_dir" --parallel "$(nproc)" "${targets[@]}"
+}

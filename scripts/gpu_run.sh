@@ -1,0 +1,59 @@
+#!/usr/bin/env bash
+# For the GPU machine (CUDA, no internet, no apt): builds larch with CUDA and without HIP, runs every test
+# (the CUDA tests run there), then each benchmark configuration given as argument.
+# Usage: scripts/gpu_run.sh [benchmark/configs/spmv.json ...]
+# Logs and JSON results go to $OUT (default build-gpu/out). Matrices: $LARCH_MATRIX_DIR, else
+# .carry/matrices, else ../shared/matrices. Exits non-zero if the build, a test or a benchmark failed, but
+# runs the benchmarks even after a failed test so that the numbers come back.
+set -uo pipefail
+source "$(dirname "$0")/common.sh"
+cd "$repo_root"
+
+build_dir="${BUILD_DIR:-$repo_root/build-gpu}"
+out="${OUT:-$build_dir/out}"
+mkdir -p "$out"
+jobs="$(nproc)"
+if [ -z "${LARCH_MATRIX_DIR:-}" ]; then
+    if [ -d "$repo_root/.carry/matrices" ]; then
+        export LARCH_MATRIX_DIR="$repo_root/.carry/matrices"
+    else
+        export LARCH_MATRIX_DIR="$repo_root/../shared/matrices"
+    fi
+fi
+# The tests look for real matrices in ../shared/matrices: point it at the carried copy if it is missing.
+if [ ! -e "$repo_root/../shared/matrices" ] && [ -d "$repo_root/.carry/matrices" ]; then
+    mkdir -p "$repo_root/../shared" 2>/dev/null &&
+        ln -s "$repo_root/.carry/matrices" "$repo_root/../shared/matrices" 2>/dev/null
+fi
+status=0
+{
+    echo "host: $(hostname), $(nproc) cores"
+    nvidia-smi --query-gpu=name,memory.total,driver_version --format=csv,noheader 2>&1
+    nvcc --version | tail -1
+    echo "matrices: $LARCH_MATRIX_DIR"
+} | tee "$out/machine.txt"
+
+start=$(date +%s)
+LARCH_CMAKE_ARGS="-DLARCH_BUILD_CUDA=ON -DLARCH_BUILD_HIP=OFF ${LARCH_CMAKE_ARGS:-}" \
+    configure_and_build "$build_dir" >"$out/build.log" 2>&1
+build_status=$?
+echo "build: exit $build_status after $(( $(date +%s) - start )) s (log: build.log)"
+if [ "$build_status" -ne 0 ]; then
+    tail -n 60 "$out/build.log"
+    exit "$build_status"
+fi
+
+start=$(date +%s)
+ctest --test-dir "$build_dir" --output-on-failure --parallel "$jobs" >"$out/ctest.log" 2>&1 || status=1
+echo "ctest: $(grep -E 'tests passed|tests failed' "$out/ctest.log") after $(( $(date +%s) - start )) s"
+grep -E "^\s+[0-9]+ - .*\((Failed|SEGFAULT|Timeout|Subprocess aborted|Exception)" "$out/ctest.log"
+
+for config in "$@"; do
+    name="$(basename "$config" .json)"
+    start=$(date +%s)
+    "$build_dir/benchmark/larch_benchmark" "$config" --output "$out/$name.json" \
+        >"$out/$name.log" 2>&1 || status=1
+    echo "benchmark $name: $(tail -n 1 "$out/$name.log") after $(( $(date +%s) - start )) s"
+    sed -n '/^$/,$p' "$out/$name.log" | head -n 80
+done
+exit "$status"
