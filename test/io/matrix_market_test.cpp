@@ -16,6 +16,8 @@
 
 #include "larch/base/executor.hpp"
 #include "larch/io/matrix_market.hpp"
+#include "larch/matrix/csr.hpp"
+#include "larch/matrix/dense.hpp"
 
 namespace {
 
@@ -195,6 +197,21 @@ TEST(MatrixMarketRead, BuildsAMatrixThroughItsCreateFunction)
     ASSERT_EQ(matrix->data.entries.size(), 1u);
     EXPECT_EQ(matrix->data.entries[0].row, 1);
     EXPECT_EQ(matrix->data.entries[0].value, 3.0);
+    std::remove(path.c_str());
+}
+
+TEST(MatrixMarketRead, BuildsCsrAndDenseMatricesOnAnExecutor)
+{
+    const auto path = temp_path("larch_mm_classes.mtx");
+    std::ofstream{path} << "%%MatrixMarket matrix coordinate real symmetric\n3 3 3\n1 1 2\n3 1 -1\n2 2 5\n";
+    auto exec = larch::make_executor("reference");
+
+    const auto csr = io::read_matrix_market<larch::matrix::Csr<double>>(path, exec);
+    const auto dense = io::read_matrix_market<larch::matrix::Dense<float>>(path, exec);
+
+    EXPECT_EQ(csr->get_size(), dim2(3, 3));
+    EXPECT_EQ(csr->get_num_stored_elements(), 4u);
+    EXPECT_EQ(dense->copy_to_host(), (std::vector<float>{2, 0, -1, 0, 5, 0, -1, 0, 0}));
     std::remove(path.c_str());
 }
 
