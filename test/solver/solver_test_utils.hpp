@@ -1,0 +1,109 @@
+// Shared by the solver tests: building any of the four solvers by kind, and an independent host-side
+// ||b - Ax|| computed from the matrix data (not through the solver or the executor).
+#pragma once
+
+#include <cmath>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "larch/base/matrix_data.hpp"
+#include "larch/matrix/csr.hpp"
+#include "larch/matrix/dense.hpp"
+#include "larch/preconditioner/block_jacobi.hpp"
+#include "larch/solver/bicgstab.hpp"
+#include "larch/solver/cg.hpp"
+#include "larch/solver/gmres.hpp"
+#include "larch/solver/idr.hpp"
+
+namespace larch {
+namespace test {
+
+enum class SolverKind { cg, bicgstab, idr, gmres };
+
+inline std::string to_string(SolverKind kind)
+{
+    switch (kind) {
+    case SolverKind::cg:
+        return "cg";
+    case SolverKind::bicgstab:
+        return "bicgstab";
+    case SolverKind::idr:
+        return "idr";
+    case SolverKind::gmres:
+        return "gmres";
+    }
+    return "?";
+}
+
+/// What the tests vary besides the solver kind.
+struct SolverSetup {
+    std::vector<stop::Criterion> criteria;
+    bool jacobi = true;
+    std::shared_ptr<const LinOp> generated_preconditioner;
+    std::shared_ptr<log::Logger> logger;
+    size_type gmres_restart = 30;
+};
+
+template <typename T, typename Parameters>
+Parameters with_setup(Parameters parameters, const SolverSetup& setup)
+{
+    parameters.criteria = setup.criteria;
+    if (setup.generated_preconditioner) {
+        parameters.with_generated_preconditioner(setup.generated_preconditioner);
+    } else if (setup.jacobi) {
+        parameters.with_preconditioner(preconditioner::BlockJacobi<T>::build());
+    }
+    if (setup.logger) {
+        parameters.with_logger(setup.logger);
+    }
+    return parameters;
+}
+
+/// Generates the solver of `kind` for `a` on `exec`.
+template <typename T>
+std::unique_ptr<solver::IterativeSolver<T>> make_solver(SolverKind kind, std::shared_ptr<const Executor> exec,
+                                                        std::shared_ptr<const LinOp> a,
+                                                        const SolverSetup& setup)
+{
+    auto generate = [&](auto parameters) { return with_setup<T>(parameters, setup).on(exec)->generate(a); };
+    switch (kind) {
+    case SolverKind::cg:
+        return generate(typename solver::Cg<T>::parameters_type{});
+    case SolverKind::bicgstab:
+        return generate(typename solver::Bicgstab<T>::parameters_type{});
+    case SolverKind::idr:
+        return generate(solver::Idr<T>::build().with_subspace_dim(4));
+    case SolverKind::gmres:
+        return generate(solver::Gmres<T>::build().with_restart(setup.gmres_restart));
+    }
+    return nullptr;
+}
+
+/// ||b - A x|| in long double on the host from A's coordinate data: an oracle independent of the solver.
+template <typename T, typename I>
+double host_residual_norm(const matrix_data<T, I>& a, const std::vector<T>& b, const std::vector<T>& x)
+{
+    std::vector<long double> residual(b.begin(), b.end());
+    for (const auto& entry : a.entries) {
+        residual[entry.row] -= static_cast<long double>(entry.value) * x[entry.col];
+    }
+    long double sum = 0;
+    for (auto value : residual) {
+        sum += value * value;
+    }
+    return static_cast<double>(std::sqrt(sum));
+}
+
+template <typename T>
+double host_norm(const std::vector<T>& v)
+{
+    long double sum = 0;
+    for (auto value : v) {
+        sum += static_cast<long double>(value) * value;
+    }
+    return static_cast<double>(std::sqrt(sum));
+}
+
+}  // namespace test
+}  // namespace larch
