@@ -6,6 +6,7 @@
 #include <string>
 #include <vector>
 
+#include "core/components/instantiation.hpp"
 #include "core/matrix/dense_kernels.hpp"
 #include "cuda/base/runtime.hpp"
 #include "cuda/matrix/csr_cusparse.cuh"
@@ -174,14 +175,10 @@ void cusparse_spmv(const CudaExecutor& exec, V alpha, const matrix::Csr<V, I>& a
     }
 }
 
-template void cusparse_spmv<float, std::int32_t>(const CudaExecutor&, float,
-                                                 const matrix::Csr<float, std::int32_t>&,
-                                                 const matrix::Dense<float>&, float,
-                                                 matrix::Dense<float>&);
-template void cusparse_spmv<double, std::int32_t>(const CudaExecutor&, double,
-                                                  const matrix::Csr<double, std::int32_t>&,
-                                                  const matrix::Dense<double>&, double,
-                                                  matrix::Dense<double>&);
+#define LARCH_INSTANTIATE_CUSPARSE_SPMV(V, I)                                                     \
+    template void cusparse_spmv<V, I>(const CudaExecutor&, V, const matrix::Csr<V, I>&,            \
+                                      const matrix::Dense<V>&, V, matrix::Dense<V>&)
+LARCH_INSTANTIATE_FOR_EACH_VALUE_AND_INDEX_TYPE(LARCH_INSTANTIATE_CUSPARSE_SPMV);
 
 }  // namespace csr
 }  // namespace cuda

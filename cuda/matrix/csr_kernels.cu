@@ -2,6 +2,7 @@
 // the dispatch to cuSPARSE, and the conversions to COO, ELL and Dense and the transpose.
 #include <cstdint>
 
+#include "core/components/instantiation.hpp"
 #include "core/components/prefix_sum_kernels.hpp"
 #include "core/matrix/csr_kernels.hpp"
 #include "cuda/base/runtime.hpp"
@@ -335,8 +336,7 @@ void transpose(const DefaultExecutor& exec, const matrix::Csr<V, I>& source,
     template void transpose<V, I>(const DefaultExecutor&, const matrix::Csr<V, I>&,           \
                                   matrix::Csr<V, I>&)
 
-LARCH_INSTANTIATE_CSR(float, std::int32_t);
-LARCH_INSTANTIATE_CSR(double, std::int32_t);
+LARCH_INSTANTIATE_FOR_EACH_VALUE_AND_INDEX_TYPE(LARCH_INSTANTIATE_CSR);
 
 }  // namespace csr
 }  // namespace LARCH_DEVICE_NAMESPACE

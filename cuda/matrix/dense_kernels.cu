@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cstdint>
 
+#include "core/components/instantiation.hpp"
 #include "core/matrix/dense_kernels.hpp"
 #include "cuda/base/runtime.hpp"
 #include "cuda/components/launch.cuh"
@@ -421,10 +422,8 @@ void convert_to_csr(const DefaultExecutor&, const matrix::Dense<T>& source,
     template void convert_to_csr<T, I>(const DefaultExecutor&, const matrix::Dense<T>&,         \
                                        matrix::Csr<T, I>&)
 
-LARCH_INSTANTIATE_DENSE(float);
-LARCH_INSTANTIATE_DENSE(double);
-LARCH_INSTANTIATE_DENSE_INDEX(float, std::int32_t);
-LARCH_INSTANTIATE_DENSE_INDEX(double, std::int32_t);
+LARCH_INSTANTIATE_FOR_EACH_VALUE_TYPE(LARCH_INSTANTIATE_DENSE);
+LARCH_INSTANTIATE_FOR_EACH_VALUE_AND_INDEX_TYPE(LARCH_INSTANTIATE_DENSE_INDEX);
 
 }  // namespace dense
 }  // namespace LARCH_DEVICE_NAMESPACE
