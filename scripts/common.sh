@@ -54,3 +54,13 @@ configure_and_build() {
     done
     cmake --build "$build_dir" --parallel "$(nproc)" "${targets[@]}"
 }
+
+# test_counts CTEST_LOG: "tests: N passed, M failed" from ctest's summary line (for CI's test count).
+test_counts() {
+    local summary total failed
+    summary="$(grep -E "tests passed, [0-9]+ tests? failed out of [0-9]+" "$1" 2>/dev/null | tail -n 1)"
+    [ -n "$summary" ] || return 0
+    failed="$(sed -E 's/.*passed, ([0-9]+) tests? failed.*/\1/' <<<"$summary")"
+    total="$(sed -E 's/.*out of ([0-9]+).*/\1/' <<<"$summary")"
+    echo "tests: $(( total - failed )) passed, $failed failed"
+}

@@ -10,7 +10,7 @@ ensure_build_packages
 configure_and_build "$build_dir"
 
 echo "== tests"
-ctest --test-dir "$build_dir" --output-on-failure --parallel "$(nproc)"
+ctest --test-dir "$build_dir" --output-on-failure --parallel "$(nproc)" 2>&1 | tee "$build_dir/ctest.log"
 
 echo "== installed package"
 prefix="$(mktemp -d)"
@@ -25,3 +25,4 @@ echo "== benchmark smoke run"
 "$build_dir/benchmark/larch_benchmark" "$repo_root/benchmark/configs/smoke.json" \
     --output "$build_dir/smoke_results.json"
 echo "scripts/test.sh: all passed"
+test_counts "$build_dir/ctest.log"
