@@ -223,18 +223,26 @@ void spmv(const DefaultExecutor& exec, V alpha, const matrix::Csr<V, I>& a,
                         "Csr::apply: the vendor SpMV (cuSPARSE) exists only on CUDA; on HIP use "
                         "CsrSpmvAlgorithm::larch or automatic");
 #else
+            LARCH_ENSURE(
+                cusparse_accepts(a, b, x), NotSupported,
+                "Csr::apply: the vendor SpMV (cuSPARSE) needs 16-byte aligned arrays, and an "
+                "operand is a view at an unaligned offset; use CsrSpmvAlgorithm::larch or "
+                "automatic");
             cusparse_spmv(exec, alpha, a, b, beta, x);
             return;
 #endif
         case matrix::CsrSpmvAlgorithm::automatic:
         default:
             // The faster one on each backend, as measured by the benchmark suite: for now cuSPARSE on
-            // CUDA (until larch's kernel is measured against it), larch's kernel on HIP.
-#if defined(__HIP__)
-            larch_spmv(exec, alpha, a, b, beta, x);
-#else
-            cusparse_spmv(exec, alpha, a, b, beta, x);
+            // CUDA (until larch's kernel is measured against it) where it accepts the operands, larch's
+            // kernel otherwise and on HIP.
+#if !defined(__HIP__)
+            if (cusparse_accepts(a, b, x)) {
+                cusparse_spmv(exec, alpha, a, b, beta, x);
+                return;
+            }
 #endif
+            larch_spmv(exec, alpha, a, b, beta, x);
             return;
     }
 }

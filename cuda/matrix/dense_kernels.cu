@@ -98,6 +98,19 @@ struct ProductEntry {
     }
 };
 
+/// max that lets a NaN win: the scale of a column holding a NaN is NaN, so its norm is NaN rather than
+/// a NaN hidden behind a zero scale.
+struct MaxKeepingNaN {
+    template <typename T>
+    __device__ T operator()(T a, T b) const
+    {
+        if (a != a) {
+            return a;
+        }
+        return b != b || a < b ? b : a;
+    }
+};
+
 template <typename T>
 struct MagnitudeEntry {
     const T* a;
@@ -322,7 +335,7 @@ void compute_norm2(const DefaultExecutor& exec, const matrix::Dense<T>& a, array
     result.resize_and_reset(size.cols);
     array<T> scales{exec.shared_from_this(), size.cols};
     reduce_columns(exec, size.rows, size.cols, MagnitudeEntry<T>{a.get_const_values(), stride},
-                   warp::Max{}, T{0}, KeepTotal{}, scales.get_data());
+                   MaxKeepingNaN{}, T{0}, KeepTotal{}, scales.get_data());
     reduce_columns(exec, size.rows, size.cols,
                    ScaledSquareEntry<T>{a.get_const_values(), stride, scales.get_const_data()},
                    warp::Sum{}, T{0}, ScaledNorm<T>{scales.get_const_data()}, result.get_data());
