@@ -1,0 +1,266 @@
+// Builds solver factories from JSON descriptions; every field is checked by name, type and range, and an
+// error names its JSON path.
+#include "larch/config/solver_config.hpp"
+
+#include <fstream>
+#include <limits>
+#include <set>
+#include <sstream>
+
+#include <nlohmann/json.hpp>
+
+#include "core/components/instantiation.hpp"
+#include "larch/preconditioner/block_jacobi.hpp"
+#include "larch/solver/bicgstab.hpp"
+#include "larch/solver/cg.hpp"
+#include "larch/solver/gmres.hpp"
+#include "larch/solver/idr.hpp"
+
+namespace larch {
+namespace config {
+namespace {
+
+using json = nlohmann::json;
+
+[[noreturn]] void fail(const std::string& path, const std::string& problem)
+{
+    LARCH_THROW(BadInput, "solver config: " + (path.empty() ? std::string{"/"} : path) + ": " + problem);
+}
+
+std::string describe_value(const json& value)
+{
+    auto text = value.dump();
+    if (text.size() > 40) {
+        text = text.substr(0, 37) + "...";
+    }
+    return std::string{value.type_name()} + " " + text;
+}
+
+/// One JSON object at `path`: rejects keys outside `allowed`, reads fields with type and range checks.
+class ObjectReader {
+public:
+    ObjectReader(const json& object, std::string path, const std::set<std::string>& allowed)
+        : object_{object}, path_{std::move(path)}
+    {
+        if (!object_.is_object()) {
+            fail(path_, "expected an object, got " + describe_value(object_));
+        }
+        for (const auto& item : object_.items()) {
+            if (allowed.count(item.key()) == 0) {
+                std::string valid;
+                for (const auto& name : allowed) {
+                    valid += (valid.empty() ? "" : ", ") + name;
+                }
+                fail(field_path(item.key()), "unknown field; valid fields here are " + valid);
+            }
+        }
+    }
+
+    bool has(const std::string& key) const { return object_.contains(key); }
+    const json& at(const std::string& key) const { return object_.at(key); }
+    std::string field_path(const std::string& key) const { return path_ + "/" + key; }
+
+    std::string get_string(const std::string& key) const
+    {
+        const auto& value = at(key);
+        if (!value.is_string()) {
+            fail(field_path(key), "expected a string, got " + describe_value(value));
+        }
+        return value.get<std::string>();
+    }
+
+    size_type get_count(const std::string& key, size_type min = 0,
+                        size_type max = std::numeric_limits<size_type>::max()) const
+    {
+        const auto& value = at(key);
+        if (!value.is_number_unsigned()) {
+            fail(field_path(key), "expected a non-negative integer, got " + describe_value(value));
+        }
+        const auto count = value.get<std::uint64_t>();
+        if (count < min || count > max) {
+            fail(field_path(key), "expected an integer in [" + std::to_string(min) + ", " + std::to_string(max) +
+                                      "], got " + std::to_string(count));
+        }
+        return static_cast<size_type>(count);
+    }
+
+    double get_number(const std::string& key, double min, double max) const
+    {
+        const auto& value = at(key);
+        if (!value.is_number()) {
+            fail(field_path(key), "expected a number, got " + describe_value(value));
+        }
+        const auto number = value.get<double>();
+        if (!(number >= min && number <= max)) {
+            std::ostringstream range;
+            range << "expected a number in [" << min << ", " << max << "], got " << number;
+            fail(field_path(key), range.str());
+        }
+        return number;
+    }
+
+private:
+    const json& object_;
+    std::string path_;
+};
+
+constexpr double infinity = std::numeric_limits<double>::infinity();
+
+std::vector<stop::Criterion> read_criteria(const ObjectReader& parent)
+{
+    std::vector<stop::Criterion> criteria;
+    if (!parent.has("criteria")) {
+        return criteria;
+    }
+    ObjectReader reader{parent.at("criteria"), parent.field_path("criteria"),
+                        {"max_iterations", "relative_residual", "initial_residual", "absolute_residual",
+                         "time_limit"}};
+    if (reader.has("max_iterations")) {
+        criteria.push_back(stop::max_iterations(reader.get_count("max_iterations")));
+    }
+    if (reader.has("relative_residual")) {
+        criteria.push_back(stop::relative_residual(reader.get_number("relative_residual", 0, infinity)));
+    }
+    if (reader.has("initial_residual")) {
+        criteria.push_back(stop::initial_residual(reader.get_number("initial_residual", 0, infinity)));
+    }
+    if (reader.has("absolute_residual")) {
+        criteria.push_back(stop::absolute_residual(reader.get_number("absolute_residual", 0, infinity)));
+    }
+    if (reader.has("time_limit")) {
+        criteria.push_back(stop::time_limit(reader.get_number("time_limit", 0, infinity)));
+    }
+    return criteria;
+}
+
+template <typename T, typename Parameters>
+Parameters read_common(const ObjectReader& reader, Parameters parameters)
+{
+    parameters.criteria = read_criteria(reader);
+    if (reader.has("max_residual_replacements")) {
+        parameters.max_residual_replacements = reader.get_count("max_residual_replacements");
+    }
+    if (reader.has("preconditioner")) {
+        const auto path = reader.field_path("preconditioner");
+        const auto& description = reader.at("preconditioner");
+        if (description.is_object() && description.value("type", json{}) == "none") {
+            ObjectReader{description, path, {"type"}};
+            return parameters;
+        }
+        ObjectReader preconditioner{description, path, {"type", "max_block_size"}};
+        if (!preconditioner.has("type")) {
+            fail(path, "missing field \"type\" (block_jacobi or none)");
+        }
+        const auto type = preconditioner.get_string("type");
+        if (type != "block_jacobi") {
+            fail(preconditioner.field_path("type"), "unknown preconditioner \"" + type +
+                                                        "\"; valid types are block_jacobi, none");
+        }
+        auto jacobi = preconditioner::BlockJacobi<T>::build();
+        if (preconditioner.has("max_block_size")) {
+            jacobi.with_max_block_size(preconditioner.get_count("max_block_size", 1));
+        }
+        parameters.with_preconditioner(jacobi);
+    }
+    return parameters;
+}
+
+const std::set<std::string> common_fields{"type", "criteria", "preconditioner", "max_residual_replacements"};
+
+std::set<std::string> fields_with(std::initializer_list<std::string> extra)
+{
+    auto fields = common_fields;
+    fields.insert(extra.begin(), extra.end());
+    return fields;
+}
+
+}  // namespace
+
+template <typename T>
+std::unique_ptr<solver::SolverFactory<T>> create_solver_factory(const nlohmann::json& description,
+                                                                std::shared_ptr<const Executor> exec)
+{
+    LARCH_ENSURE(exec, BadInput, "solver config: the executor is null");
+    if (!description.is_object()) {
+        fail("", "expected an object, got " + describe_value(description));
+    }
+    if (!description.contains("type")) {
+        fail("", "missing field \"type\" (cg, bicgstab, idr or gmres)");
+    }
+    if (!description.at("type").is_string()) {
+        fail("/type", "expected a string, got " + describe_value(description.at("type")));
+    }
+    const auto type = description.at("type").get<std::string>();
+    if (type == "cg") {
+        ObjectReader reader{description, "", common_fields};
+        return read_common<T>(reader, solver::Cg<T>::build()).on(exec);
+    }
+    if (type == "bicgstab") {
+        ObjectReader reader{description, "", common_fields};
+        return read_common<T>(reader, solver::Bicgstab<T>::build()).on(exec);
+    }
+    if (type == "idr") {
+        ObjectReader reader{description, "", fields_with({"subspace_dim", "seed", "kappa"})};
+        auto parameters = read_common<T>(reader, solver::Idr<T>::build());
+        if (reader.has("subspace_dim")) {
+            parameters.with_subspace_dim(reader.get_count("subspace_dim", 1));
+        }
+        if (reader.has("seed")) {
+            parameters.with_seed(static_cast<std::uint32_t>(
+                reader.get_count("seed", 0, std::numeric_limits<std::uint32_t>::max())));
+        }
+        if (reader.has("kappa")) {
+            parameters.with_kappa(reader.get_number("kappa", 0, 1));
+        }
+        return parameters.on(exec);
+    }
+    if (type == "gmres") {
+        ObjectReader reader{description, "", fields_with({"restart"})};
+        auto parameters = read_common<T>(reader, solver::Gmres<T>::build());
+        if (reader.has("restart")) {
+            parameters.with_restart(reader.get_count("restart", 1));
+        }
+        return parameters.on(exec);
+    }
+    fail("/type", "unknown solver \"" + type + "\"; valid types are cg, bicgstab, idr, gmres");
+}
+
+template <typename T>
+std::unique_ptr<solver::SolverFactory<T>> parse_solver_config(const std::string& json_text,
+                                                              std::shared_ptr<const Executor> exec)
+{
+    json description;
+    try {
+        description = json::parse(json_text);
+    } catch (const json::parse_error& error) {
+        LARCH_THROW(BadInput, std::string{"solver config: malformed JSON: "} + error.what());
+    }
+    return create_solver_factory<T>(description, std::move(exec));
+}
+
+template <typename T>
+std::unique_ptr<solver::SolverFactory<T>> read_solver_config(const std::string& path,
+                                                             std::shared_ptr<const Executor> exec)
+{
+    std::ifstream file{path};
+    LARCH_ENSURE(file, BadInput, "solver config: cannot open '" + path + "'");
+    std::stringstream text;
+    text << file.rdbuf();
+    try {
+        return parse_solver_config<T>(text.str(), std::move(exec));
+    } catch (const BadInput& error) {
+        LARCH_THROW(BadInput, path + ": " + error.what());
+    }
+}
+
+#define LARCH_INSTANTIATE_SOLVER_CONFIG(T)                                                                \
+    template std::unique_ptr<solver::SolverFactory<T>> create_solver_factory<T>(const nlohmann::json&,     \
+                                                                                std::shared_ptr<const Executor>); \
+    template std::unique_ptr<solver::SolverFactory<T>> parse_solver_config<T>(const std::string&,          \
+                                                                              std::shared_ptr<const Executor>); \
+    template std::unique_ptr<solver::SolverFactory<T>> read_solver_config<T>(const std::string&,           \
+                                                                             std::shared_ptr<const Executor>)
+LARCH_INSTANTIATE_FOR_EACH_VALUE_TYPE(LARCH_INSTANTIATE_SOLVER_CONFIG);
+
+}  // namespace config
+}  // namespace larch

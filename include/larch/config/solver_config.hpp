@@ -1,0 +1,51 @@
+// Solvers from JSON: a solver, its stopping criteria and its preconditioner described in a JSON document
+// (nlohmann-json) and built into a solver factory, with errors that name the offending field.
+#pragma once
+
+#include <memory>
+#include <string>
+
+#include <nlohmann/json_fwd.hpp>
+
+#include "larch/base/executor.hpp"
+#include "larch/solver/iterative_solver.hpp"
+
+namespace larch {
+namespace config {
+
+/**
+ * Builds the factory a JSON solver description asks for, on `exec`. Example:
+ *
+ *     {"type": "idr", "subspace_dim": 4, "seed": 42,
+ *      "criteria": {"max_iterations": 50000, "relative_residual": 1e-9},
+ *      "preconditioner": {"type": "block_jacobi", "max_block_size": 1}}
+ *
+ * Fields (all but "type" optional):
+ * - "type": "cg" | "bicgstab" | "idr" | "gmres"
+ * - "criteria": {"max_iterations": integer, "relative_residual": number, "initial_residual": number,
+ *   "absolute_residual": number, "time_limit": seconds}; a solve needs max_iterations or time_limit
+ *   (generate() throws BadInput otherwise)
+ * - "preconditioner": {"type": "block_jacobi", "max_block_size": integer} or {"type": "none"}
+ * - "max_residual_replacements": integer (restarts from the true residual; default 5)
+ * - idr only: "subspace_dim" (integer >= 1, default 4), "seed" (integer < 2^32, default 42),
+ *   "kappa" (number in [0, 1], default 0.7); gmres only: "restart" (integer >= 1, default 30)
+ *
+ * @throws BadInput naming the field's JSON path (e.g. "/criteria/relative_residual") for an unknown field,
+ *         a value of the wrong type or range, a missing "type" or an unknown solver or preconditioner type.
+ */
+template <typename T>
+std::unique_ptr<solver::SolverFactory<T>> create_solver_factory(const nlohmann::json& description,
+                                                                std::shared_ptr<const Executor> exec);
+
+/// As above from JSON text; malformed JSON throws BadInput with the parser's message.
+template <typename T>
+std::unique_ptr<solver::SolverFactory<T>> parse_solver_config(const std::string& json_text,
+                                                              std::shared_ptr<const Executor> exec);
+
+/// As above from a JSON file; a file that cannot be opened throws BadInput naming the path.
+template <typename T>
+std::unique_ptr<solver::SolverFactory<T>> read_solver_config(const std::string& path,
+                                                             std::shared_ptr<const Executor> exec);
+
+}  // namespace config
+}  // namespace larch

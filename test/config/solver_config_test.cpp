@@ -1,0 +1,140 @@
+// Solvers from JSON: every solver type builds and solves, the fields reach the parameters, and unknown or
+// ill-typed fields throw BadInput naming their JSON path.
+#include <gtest/gtest.h>
+
+#include <fstream>
+
+#include <nlohmann/json.hpp>
+
+#include "larch/base/executor.hpp"
+#include "larch/config/solver_config.hpp"
+#include "larch/generate/problems.hpp"
+#include "larch/matrix/csr.hpp"
+#include "larch/solver/gmres.hpp"
+#include "larch/solver/idr.hpp"
+
+namespace {
+
+using Dense = larch::matrix::Dense<double>;
+
+class SolverConfig : public ::testing::Test {
+protected:
+    std::shared_ptr<const larch::Executor> exec = larch::make_executor("reference");
+    std::shared_ptr<const larch::LinOp> a =
+        larch::share(larch::matrix::Csr<double>::create(exec, larch::generate::laplace_2d<double>(5)));
+
+    // Expects BadInput whose message holds `fragment` (the field path and the problem).
+    void expect_error(const std::string& json_text, const std::string& fragment)
+    {
+        try {
+            larch::config::parse_solver_config<double>(json_text, exec)->generate(a);
+            FAIL() << "no exception for " << json_text;
+        } catch (const larch::BadInput& error) {
+            EXPECT_NE(std::string{error.what()}.find(fragment), std::string::npos)
+                << "message: " << error.what();
+        }
+    }
+};
+
+TEST_F(SolverConfig, BuildsEverySolverTypeAndSolves)
+{
+    for (const std::string type : {"cg", "bicgstab", "idr", "gmres"}) {
+        auto factory = larch::config::parse_solver_config<double>(
+            R"({"type": ")" + type + R"(", "criteria": {"max_iterations": 500, "relative_residual": 1e-10},
+                "preconditioner": {"type": "block_jacobi", "max_block_size": 1}})",
+            exec);
+        auto solver = factory->generate(a);
+        auto b = Dense::create(exec, larch::dim2{25, 1});
+        b->fill(1.0);
+        auto x = Dense::create(exec, larch::dim2{25, 1});
+        x->fill(0.0);
+        solver->apply(b, x);
+        EXPECT_TRUE(solver->get_status().converged()) << type << ": " << solver->get_status().message;
+        EXPECT_NE(solver->get_preconditioner(), nullptr) << type;
+    }
+}
+
+TEST_F(SolverConfig, PassesTheDocumentedExampleFieldsToTheParameters)
+{
+    auto description = nlohmann::json::parse(R"({"type": "idr", "subspace_dim": 3, "seed": 7, "kappa": 0.5,
+        "max_residual_replacements": 2,
+        "criteria": {"max_iterations": 50000, "relative_residual": 1e-9, "time_limit": 10},
+        "preconditioner": {"type": "none"}})");
+    auto solver = larch::config::create_solver_factory<double>(description, exec)->generate(a);
+    auto& idr = dynamic_cast<larch::solver::Idr<double>&>(*solver);
+    EXPECT_EQ(idr.get_parameters().subspace_dim, 3u);
+    EXPECT_EQ(idr.get_parameters().seed, 7u);
+    EXPECT_EQ(idr.get_parameters().kappa, 0.5);
+    EXPECT_EQ(idr.get_parameters().max_residual_replacements, 2u);
+    EXPECT_EQ(idr.get_criteria().get_max_iterations(), 50000u);
+    EXPECT_EQ(idr.get_criteria().get_time_limit(), 10.0);
+    EXPECT_EQ(idr.get_preconditioner(), nullptr);
+    auto gmres = larch::config::parse_solver_config<float>(
+        R"({"type": "gmres", "restart": 100, "criteria": {"max_iterations": 10}})", exec);
+    EXPECT_EQ(dynamic_cast<larch::solver::Gmres<float>::Factory&>(*gmres).get_parameters().restart, 100u);
+}
+
+TEST_F(SolverConfig, UnknownFieldsNameTheirPath)
+{
+    expect_error(R"({"type": "cg", "criteria": {"max_iterations": 5, "relative_tolerance": 1e-9}})",
+                 "/criteria/relative_tolerance: unknown field");
+    expect_error(R"({"type": "cg", "subspace_dim": 4, "criteria": {"max_iterations": 5}})",
+                 "/subspace_dim: unknown field");
+    expect_error(R"({"type": "gmres", "preconditioner": {"type": "block_jacobi", "blocks": 2}})",
+                 "/preconditioner/blocks: unknown field");
+}
+
+TEST_F(SolverConfig, IllTypedOrOutOfRangeFieldsNameTheirPath)
+{
+    expect_error(R"({"type": "cg", "criteria": {"max_iterations": "many"}})",
+                 "/criteria/max_iterations: expected a non-negative integer, got string");
+    expect_error(R"({"type": "cg", "criteria": {"max_iterations": 10.5}})",
+                 "/criteria/max_iterations: expected a non-negative integer");
+    expect_error(R"({"type": "cg", "criteria": {"max_iterations": 5, "relative_residual": "1e-9"}})",
+                 "/criteria/relative_residual: expected a number, got string");
+    expect_error(R"({"type": "cg", "criteria": {"max_iterations": 5, "absolute_residual": -1}})",
+                 "/criteria/absolute_residual: expected a number in [0");
+    expect_error(R"({"type": "idr", "subspace_dim": 0, "criteria": {"max_iterations": 5}})",
+                 "/subspace_dim: expected an integer in [1");
+    expect_error(R"({"type": "idr", "kappa": 2, "criteria": {"max_iterations": 5}})", "/kappa: expected a number in [0, 1]");
+    expect_error(R"({"type": "cg", "criteria": [1, 2]})", "/criteria: expected an object, got array");
+    expect_error(R"({"type": 3})", "/type: expected a string, got number");
+}
+
+TEST_F(SolverConfig, UnknownTypesAndMissingTypeAreRejected)
+{
+    expect_error(R"({"type": "minres"})", "/type: unknown solver \"minres\"; valid types are cg, bicgstab, idr, gmres");
+    expect_error(R"({"criteria": {"max_iterations": 5}})", "missing field \"type\"");
+    expect_error(R"({"type": "cg", "preconditioner": {"type": "ilu"}})", "/preconditioner/type: unknown preconditioner");
+    expect_error(R"({"type": "cg", "preconditioner": {"max_block_size": 1}})", "/preconditioner: missing field \"type\"");
+    expect_error(R"([1])", "expected an object");
+}
+
+TEST_F(SolverConfig, MalformedJsonAndMissingFilesThrowBadInput)
+{
+    expect_error(R"({"type": "cg",)", "malformed JSON");
+    EXPECT_THROW(larch::config::read_solver_config<double>("/nonexistent/solver.json", exec), larch::BadInput);
+}
+
+TEST_F(SolverConfig, ReadsAFile)
+{
+    const std::string path = ::testing::TempDir() + "larch_solver_config_test.json";
+    std::ofstream{path} << R"({"type": "bicgstab", "criteria": {"max_iterations": 100, "relative_residual": 1e-8}})";
+    auto solver = larch::config::read_solver_config<double>(path, exec)->generate(a);
+    EXPECT_EQ(solver->get_type_name(), "Bicgstab<double>");
+}
+
+TEST_F(SolverConfig, CriteriaWithoutALimitFailAtGenerate)
+{
+    expect_error(R"({"type": "cg", "criteria": {"relative_residual": 1e-9}})", "add stop::max_iterations");
+}
+
+TEST_F(SolverConfig, LargerJacobiBlocksAreNotSupportedYet)
+{
+    auto factory = larch::config::parse_solver_config<double>(
+        R"({"type": "cg", "criteria": {"max_iterations": 5}, "preconditioner": {"type": "block_jacobi", "max_block_size": 8}})",
+        exec);
+    EXPECT_THROW(factory->generate(a), larch::NotSupported);
+}
+
+}  // namespace

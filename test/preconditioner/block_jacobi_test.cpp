@@ -1,0 +1,74 @@
+// Scalar Jacobi (BlockJacobi with max_block_size 1) on every executor: the inverted diagonal, the zero
+// diagonal rule and its report, application to several columns and the scaled apply, parameter errors.
+#include <gtest/gtest.h>
+
+#include <limits>
+
+#include "larch/preconditioner/block_jacobi.hpp"
+#include "test/utils/executors.hpp"
+
+namespace {
+
+using Jacobi = larch::preconditioner::BlockJacobi<double>;
+using Csr = larch::matrix::Csr<double>;
+using Dense = larch::matrix::Dense<double>;
+
+// diagonal 2, 0 (explicit zero), missing, -4, 0.5
+larch::matrix_data<double, std::int32_t> matrix_with_zero_diagonal()
+{
+    return {larch::dim2{5},
+            {{0, 0, 2}, {0, 4, 1}, {1, 0, 3}, {1, 1, 0}, {2, 3, 7}, {3, 3, -4}, {3, 4, 1}, {4, 0, 1}, {4, 4, 0.5}}};
+}
+
+class BlockJacobiTest : public ::testing::TestWithParam<std::string> {};
+
+TEST_P(BlockJacobiTest, InvertsTheDiagonalAndUsesOneForZeroEntries)
+{
+    LARCH_EXECUTOR_OR_SKIP(exec, GetParam());
+    auto a = larch::share(Csr::create(exec, matrix_with_zero_diagonal()));
+    auto jacobi = Jacobi::build().on(exec)->generate(a);
+    EXPECT_EQ(jacobi->get_inverse_diagonal().copy_to_host(), (std::vector<double>{0.5, 1, 1, -0.25, 2}));
+    EXPECT_EQ(jacobi->get_zero_diagonal_rows(), (std::vector<std::int32_t>{1, 2}));
+    EXPECT_EQ(jacobi->get_num_zero_diagonal_rows(), 2u);
+}
+
+TEST_P(BlockJacobiTest, AppliesToSeveralColumnsAndScales)
+{
+    LARCH_EXECUTOR_OR_SKIP(exec, GetParam());
+    auto host = larch::make_executor("reference");
+    auto a = larch::share(Csr::create(exec, matrix_with_zero_diagonal()));
+    auto jacobi = Jacobi::build().with_max_block_size(1).on(exec)->generate(a);
+    auto b = Dense::create(host, {{2, 4}, {3, 1}, {5, 0}, {8, -8}, {1, 3}})->clone_dense(exec);
+    auto x = Dense::create(exec, larch::dim2{5, 2});
+    x->fill(std::numeric_limits<double>::quiet_NaN());  // x = D^{-1} b only writes x
+    jacobi->apply(b, x);
+    EXPECT_EQ(x->copy_to_host(), (std::vector<double>{1, 2, 3, 1, 5, 0, -2, 2, 2, 6}));
+    jacobi->apply(2.0, b, -1.0, x);  // x = 2 D^{-1} b - x = D^{-1} b
+    EXPECT_EQ(x->copy_to_host(), (std::vector<double>{1, 2, 3, 1, 5, 0, -2, 2, 2, 6}));
+}
+
+INSTANTIATE_TEST_SUITE_P(AllExecutors, BlockJacobiTest, ::testing::ValuesIn(larch::test::executor_names()));
+
+TEST(BlockJacobi, LargerBlocksAreNotSupportedYet)
+{
+    auto exec = larch::make_executor("reference");
+    auto a = larch::share(Csr::create(exec, matrix_with_zero_diagonal()));
+    try {
+        Jacobi::build().with_max_block_size(4).on(exec)->generate(a);
+        FAIL() << "no exception";
+    } catch (const larch::NotSupported& error) {
+        EXPECT_NE(std::string{error.what()}.find("max_block_size 4 is not supported yet"), std::string::npos);
+    }
+    EXPECT_THROW(Jacobi::build().with_max_block_size(0).on(exec)->generate(a), larch::BadInput);
+}
+
+TEST(BlockJacobi, RejectsOtherMatrixTypesAndNonSquareMatrices)
+{
+    auto exec = larch::make_executor("reference");
+    auto dense = larch::share(Dense::create(exec, {{1, 2}, {3, 4}}));
+    EXPECT_THROW(Jacobi::build().on(exec)->generate(dense), larch::NotSupported);
+    auto rectangular = larch::share(Csr::create(exec, larch::matrix_data<double, std::int32_t>{larch::dim2{2, 3}, {{0, 0, 1}}}));
+    EXPECT_THROW(Jacobi::build().on(exec)->generate(rectangular), larch::DimensionMismatch);
+}
+
+}  // namespace
