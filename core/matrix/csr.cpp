@@ -64,6 +64,18 @@ void validate_structure(const std::string& context, dim2 size, const array<I>& r
                      " column indices");
 }
 
+/// Row pointers of a `rows`-row matrix from the per-row counts that `count_rows(row_nnz)` writes into
+/// the first `rows` slots (the last slot receives the nonzero count).
+template <typename I, typename CountRows>
+array<I> row_ptrs_from_counts(const std::shared_ptr<const Executor>& exec, size_type rows,
+                              CountRows count_rows)
+{
+    array<I> row_ptrs{exec, rows + 1};
+    count_rows(row_ptrs.get_data());
+    LARCH_RUN_KERNEL(exec, components::prefix_sum, row_ptrs.get_data(), rows + 1);
+    return row_ptrs;
+}
+
 }  // namespace
 
 template <typename V, typename I>
@@ -160,14 +172,13 @@ std::unique_ptr<Csr<V, I>> Csr<V, I>::create_from(std::shared_ptr<const Executor
 {
     std::unique_ptr<Ell<V, I>> storage;
     const auto& ell = detail::accessible_on(exec, source, storage);
-    const auto size = ell.get_size();
-    array<I> row_ptrs{exec, size.rows + 1};
-    LARCH_RUN_KERNEL(exec, ell::count_nonzeros_per_row, ell, row_ptrs.get_data());
-    LARCH_RUN_KERNEL(exec, components::prefix_sum, row_ptrs.get_data(), size.rows + 1);
+    auto row_ptrs = row_ptrs_from_counts<I>(exec, ell.get_size().rows, [&](I* row_nnz) {
+        LARCH_RUN_KERNEL(exec, ell::count_nonzeros_per_row, ell, row_nnz);
+    });
     const auto nnz = static_cast<size_type>(
-        detail::copy_element_to_host(exec, row_ptrs.get_const_data() + size.rows));
-    std::unique_ptr<Csr> result{
-        new Csr{exec, size, array<V>{exec, nnz}, array<I>{exec, nnz}, std::move(row_ptrs)}};
+        detail::copy_element_to_host(exec, row_ptrs.get_const_data() + ell.get_size().rows));
+    std::unique_ptr<Csr> result{new Csr{exec, ell.get_size(), array<V>{exec, nnz},
+                                        array<I>{exec, nnz}, std::move(row_ptrs)}};
     LARCH_RUN_KERNEL(exec, ell::convert_to_csr, ell, *result);
     return result;
 }
@@ -178,15 +189,14 @@ std::unique_ptr<Csr<V, I>> Csr<V, I>::create_from(std::shared_ptr<const Executor
 {
     std::unique_ptr<Dense<V>> storage;
     const auto& dense = detail::accessible_on(exec, source, storage);
-    const auto size = dense.get_size();
-    detail::check_fits_index_type<I>(operation_name<V, I>("create_from"), size, 0);
-    array<I> row_ptrs{exec, size.rows + 1};
-    LARCH_RUN_KERNEL(exec, dense::count_nonzeros_per_row, dense, row_ptrs.get_data());
-    LARCH_RUN_KERNEL(exec, components::prefix_sum, row_ptrs.get_data(), size.rows + 1);
+    detail::check_fits_index_type<I>(operation_name<V, I>("create_from"), dense.get_size(), 0);
+    auto row_ptrs = row_ptrs_from_counts<I>(exec, dense.get_size().rows, [&](I* row_nnz) {
+        LARCH_RUN_KERNEL(exec, dense::count_nonzeros_per_row, dense, row_nnz);
+    });
     const auto nnz = static_cast<size_type>(
-        detail::copy_element_to_host(exec, row_ptrs.get_const_data() + size.rows));
-    std::unique_ptr<Csr> result{
-        new Csr{exec, size, array<V>{exec, nnz}, array<I>{exec, nnz}, std::move(row_ptrs)}};
+        detail::copy_element_to_host(exec, row_ptrs.get_const_data() + dense.get_size().rows));
+    std::unique_ptr<Csr> result{new Csr{exec, dense.get_size(), array<V>{exec, nnz},
+                                        array<I>{exec, nnz}, std::move(row_ptrs)}};
     LARCH_RUN_KERNEL(exec, dense::convert_to_csr, dense, *result);
     return result;
 }

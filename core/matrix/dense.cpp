@@ -190,7 +190,7 @@ template <typename T>
 void Dense<T>::check_same_size(const char* operation, const Dense& other) const
 {
     LARCH_ENSURE(other.get_size() == get_size(), DimensionMismatch,
-                 get_type_name() + "::" + operation + ": the operand is " +
+                 get_type_name() + "::" + operation + ": b is " +
                      to_string(other.get_size()) + " but this matrix is " + to_string(get_size()));
     LARCH_ENSURE(get_executor()->memory_accessible(*other.get_executor()), NotSupported,
                  get_type_name() + "::" + operation + ": the operand lives on " +

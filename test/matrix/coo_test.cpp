@@ -20,6 +20,7 @@ using larch::dim2;
 using larch::matrix::Coo;
 using larch::matrix::Dense;
 using larch::test::error_message_of;
+using larch::test::expect_contains;
 
 class CooOnEveryExecutor : public ::testing::TestWithParam<std::string> {};
 
@@ -86,11 +87,6 @@ std::string creation_error(std::initializer_list<double> values, std::initialize
         Coo<double>::create(exec, dim2{3, 3}, array<double>{exec, values},
                             array<int>{exec, col_idxs}, array<int>{exec, row_idxs});
     });
-}
-
-void expect_contains(const std::string& message, const std::string& part)
-{
-    EXPECT_NE(message.find(part), std::string::npos) << "message: " << message;
 }
 
 TEST(CooValidation, NamesTheArrayPositionAndValueOfBadStructure)

@@ -21,6 +21,7 @@ using larch::dim2;
 using larch::matrix::Csr;
 using larch::matrix::Dense;
 using larch::test::error_message_of;
+using larch::test::expect_contains;
 
 class CsrOnEveryExecutor : public ::testing::TestWithParam<std::string> {};
 
@@ -135,11 +136,6 @@ std::string creation_error(std::initializer_list<double> values, std::initialize
         Csr<double>::create(exec, dim2{3, 3}, array<double>{exec, values},
                             array<int>{exec, col_idxs}, array<int>{exec, row_ptrs});
     });
-}
-
-void expect_contains(const std::string& message, const std::string& part)
-{
-    EXPECT_NE(message.find(part), std::string::npos) << "message: " << message;
 }
 
 TEST(CsrValidation, NamesTheArrayPositionAndValueOfBadStructure)

@@ -22,6 +22,7 @@ using larch::dim2;
 using larch::matrix::Dense;
 using larch::matrix::Ell;
 using larch::test::error_message_of;
+using larch::test::expect_contains;
 
 class EllOnEveryExecutor : public ::testing::TestWithParam<std::string> {};
 
@@ -95,11 +96,6 @@ std::string creation_error(std::initializer_list<int> col_idxs, size_t stride = 
         Ell<double>::create(exec, dim2{2, 3}, array<double>{exec, values.begin(), values.end()},
                             array<int>{exec, col_idxs}, 2, stride);
     });
-}
-
-void expect_contains(const std::string& message, const std::string& part)
-{
-    EXPECT_NE(message.find(part), std::string::npos) << "message: " << message;
 }
 
 TEST(EllValidation, NamesTheArrayPositionAndValueOfBadStructure)

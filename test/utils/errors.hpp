@@ -1,6 +1,8 @@
 // Reading the message of a larch exception in a test, to check that it names what the user needs.
 #pragma once
 
+#include <gtest/gtest.h>
+
 #include <functional>
 #include <string>
 
@@ -18,6 +20,12 @@ inline std::string error_message_of(const std::function<void()>& operation)
         return e.what();
     }
     return "no exception";
+}
+
+/// Checks that an error message contains `part` (the operation, the offending value, ...).
+inline void expect_contains(const std::string& message, const std::string& part)
+{
+    EXPECT_NE(message.find(part), std::string::npos) << "message: " << message;
 }
 
 }  // namespace test
