@@ -19,7 +19,7 @@ class Ell;
 /**
  * COO matrix: row_idxs, col_idxs, values (nnz each), sorted by (row, column).
  * As a LinOp: SpMV on every backend (on GPUs a segmented reduction over the nonzeros).
- * Conversions to and from Ell and Dense go through Csr (documented cost: one extra pass).
+ * Conversions to and from Ell and Dense, and transpose, go through Csr (cost: one extra conversion).
  */
 template <typename V, typename I = std::int32_t>
 class Coo : public LinOp {
@@ -29,7 +29,9 @@ public:
 
     static std::unique_ptr<Coo> create(std::shared_ptr<const Executor> exec, dim2 size = {},
                                        size_type num_nonzeros = 0);
-    /// A matrix over existing arrays; validated (BadInput for out-of-range or unsorted indices).
+    /// A matrix over existing arrays (moved if they live on `exec`, copied otherwise); validated on the
+    /// host: BadInput naming the array, position and value for an index outside the matrix or entries
+    /// not strictly sorted by (row, column).
     static std::unique_ptr<Coo> create(std::shared_ptr<const Executor> exec, dim2 size,
                                        array<V> values, array<I> col_idxs, array<I> row_idxs);
     static std::unique_ptr<Coo> create(std::shared_ptr<const Executor> exec,

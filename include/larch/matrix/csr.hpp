@@ -34,16 +34,21 @@ public:
     using value_type = V;
     using index_type = I;
 
-    /// An empty structure of `num_nonzeros` entries (to be filled by a kernel or the caller).
+    /// A structure of `num_nonzeros` uninitialized entries (to be filled by the caller) with zero row
+    /// pointers, so that the default (no entries) is a valid zero matrix.
     static std::unique_ptr<Csr> create(std::shared_ptr<const Executor> exec, dim2 size = {},
                                        size_type num_nonzeros = 0);
-    /// A matrix over existing arrays (moved or copied onto `exec`); the structure is validated.
+    /// A matrix over existing arrays (moved if they live on `exec`, copied there otherwise). The
+    /// structure is validated on the host first: BadInput naming the array, position and value unless
+    /// row_ptrs has rows + 1 entries starting at 0, never decreasing and ending at nnz, and the columns
+    /// of each row lie in [0, cols) and strictly increase.
     static std::unique_ptr<Csr> create(std::shared_ptr<const Executor> exec, dim2 size,
                                        array<V> values, array<I> col_idxs, array<I> row_ptrs);
     /// A matrix from coordinate data; duplicate entries are summed, explicit zeros are kept.
     static std::unique_ptr<Csr> create(std::shared_ptr<const Executor> exec,
                                        const matrix_data<V, I>& data);
-    /// Conversions (run on `exec`, which may differ from the source's executor).
+    /// Conversions (run on `exec`, which may differ from the source's executor: a source that `exec`
+    /// cannot address is copied there first). From Dense, zero entries are dropped.
     static std::unique_ptr<Csr> create_from(std::shared_ptr<const Executor> exec, const Coo<V, I>& source);
     static std::unique_ptr<Csr> create_from(std::shared_ptr<const Executor> exec, const Ell<V, I>& source);
     static std::unique_ptr<Csr> create_from(std::shared_ptr<const Executor> exec, const Dense<V>& source);

@@ -27,7 +27,8 @@ public:
     /// An uninitialized rows x cols matrix on `exec` (stride 0 means stride = cols).
     static std::unique_ptr<Dense> create(std::shared_ptr<const Executor> exec, dim2 size = {},
                                          size_type stride = 0);
-    /// A matrix over existing values (size.rows * stride elements at least, on `exec`).
+    /// A matrix over existing values: (rows - 1) * stride + cols elements at least, moved if they live
+    /// on `exec`, copied there otherwise. Throws BadInput for a stride below cols or too few values.
     static std::unique_ptr<Dense> create(std::shared_ptr<const Executor> exec, dim2 size,
                                          array<T> values, size_type stride);
     /// A matrix from host rows, e.g. create(exec, {{1, 2}, {3, 4}}); a single row list {{1}, {2}}
@@ -39,7 +40,8 @@ public:
     static std::unique_ptr<Dense> create(std::shared_ptr<const Executor> exec,
                                          const matrix_data<T, IndexType>& data);
 
-    /// A view of column `col` (size rows x 1, same stride): writes to it change this matrix.
+    /// A view of column `col` (size rows x 1, same stride): writes to it change this matrix, which must
+    /// outlive the view. Throws BadInput for a column that does not exist.
     std::unique_ptr<Dense> create_column_view(size_type col);
     std::unique_ptr<const Dense> create_const_column_view(size_type col) const;
     /// A view of columns [first, first + count).
@@ -53,7 +55,7 @@ public:
     /// All entries, row-major without padding, copied to the host.
     std::vector<T> copy_to_host() const;
 
-    /// The entries as coordinate data (zeros included).
+    /// The entries as coordinate data (zeros included; Csr::create_from drops them instead).
     template <typename IndexType = std::int32_t>
     matrix_data<T, IndexType> to_data() const;
 

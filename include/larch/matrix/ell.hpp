@@ -20,7 +20,8 @@ class Coo;
 /**
  * ELL matrix: entry k of row i is at [k * stride + i] (stride >= rows) in values and col_idxs; a padding
  * slot has column index -1 (invalid_index) and value 0. num_stored_per_row is the longest row.
- * As a LinOp: SpMV on every backend. Conversions to and from Coo go through Csr.
+ * As a LinOp: SpMV on every backend. Conversions to and from Coo and Dense, and transpose, go through
+ * Csr (cost: one extra conversion).
  */
 template <typename V, typename I = std::int32_t>
 class Ell : public LinOp {
@@ -31,7 +32,10 @@ public:
 
     static std::unique_ptr<Ell> create(std::shared_ptr<const Executor> exec, dim2 size = {},
                                        size_type num_stored_per_row = 0, size_type stride = 0);
-    /// A matrix over existing arrays (stride * num_stored_per_row entries each); validated.
+    /// A matrix over existing arrays (stride * num_stored_per_row entries each, moved if they live on
+    /// `exec`, copied otherwise); validated on the host: BadInput naming the array, position and value
+    /// unless each row holds its entries first, with strictly increasing columns in [0, cols), then only
+    /// padding (invalid_index). Slots of rows [rows, stride) are never read.
     static std::unique_ptr<Ell> create(std::shared_ptr<const Executor> exec, dim2 size,
                                        array<V> values, array<I> col_idxs,
                                        size_type num_stored_per_row, size_type stride);
