@@ -73,7 +73,8 @@ public:
                         size_type max = std::numeric_limits<size_type>::max()) const
     {
         const auto& value = at(key);
-        if (!value.is_number_unsigned()) {
+        // JSON text gives unsigned integers; a json built in C++ from an int is signed.
+        if (!value.is_number_integer() || (!value.is_number_unsigned() && value.get<std::int64_t>() < 0)) {
             fail(field_path(key), "expected a non-negative integer, got " + describe_value(value));
         }
         const auto count = value.get<std::uint64_t>();

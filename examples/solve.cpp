@@ -1,0 +1,177 @@
+// solve: reads a Matrix Market file or generates a problem, builds a Krylov solver from the command line or a
+// JSON file, solves A x = b from x0 = 0 and prints iterations, the final residual ||b - Ax|| / ||b||
+// (recomputed here, not the solver's estimate) and the generate and solve times.
+//
+// Usage: solve [matrix.mtx] [--generate laplace2d|laplace3d|convection_diffusion2d] [--size N]
+//              [--executor NAME] [--solver cg|bicgstab|idr|gmres] [--config solver.json]
+//              [--tolerance TOL] [--max-iterations N] [--no-preconditioner] [--rhs ones|uniform]
+#include <cstdio>
+#include <fstream>
+#include <iostream>
+#include <sstream>
+#include <string>
+
+#include <nlohmann/json.hpp>
+
+#include <larch/base/executor.hpp>
+#include <larch/config/solver_config.hpp>
+#include <larch/generate/problems.hpp>
+#include <larch/io/matrix_market.hpp>
+#include <larch/log/convergence.hpp>
+#include <larch/matrix/csr.hpp>
+#include <larch/matrix/dense.hpp>
+
+using namespace larch;
+using Vector = matrix::Dense<double>;
+
+namespace {
+
+const char* usage =
+    "usage: solve [matrix.mtx] [--generate laplace2d|laplace3d|convection_diffusion2d] [--size N]\n"
+    "             [--executor NAME] [--solver cg|bicgstab|idr|gmres] [--config solver.json]\n"
+    "             [--tolerance TOL] [--max-iterations N] [--no-preconditioner] [--rhs ones|uniform]\n";
+
+struct Settings {
+    std::string matrix_file;
+    std::string generator = "laplace3d";
+    size_type size = 64;
+    std::string executor = best_available_executor_name();
+    std::string solver = "bicgstab";
+    std::string config_file;
+    double tolerance = 1e-9;
+    size_type max_iterations = 10000;
+    bool preconditioner = true;
+    std::string rhs = "ones";
+};
+
+Settings parse_arguments(int argc, char** argv)
+{
+    Settings settings;
+    for (int i = 1; i < argc; ++i) {
+        const std::string arg = argv[i];
+        auto value = [&]() -> std::string {
+            if (i + 1 >= argc) {
+                throw BadInput(__FILE__, __LINE__, arg + " needs a value\n" + usage);
+            }
+            return argv[++i];
+        };
+        if (arg == "--generate") {
+            settings.generator = value();
+        } else if (arg == "--size") {
+            settings.size = std::stoul(value());
+        } else if (arg == "--executor") {
+            settings.executor = value();
+        } else if (arg == "--solver") {
+            settings.solver = value();
+        } else if (arg == "--config") {
+            settings.config_file = value();
+        } else if (arg == "--tolerance") {
+            settings.tolerance = std::stod(value());
+        } else if (arg == "--max-iterations") {
+            settings.max_iterations = std::stoul(value());
+        } else if (arg == "--no-preconditioner") {
+            settings.preconditioner = false;
+        } else if (arg == "--rhs") {
+            settings.rhs = value();
+        } else if (arg.rfind("--", 0) != 0 && settings.matrix_file.empty()) {
+            settings.matrix_file = arg;
+        } else {
+            throw BadInput(__FILE__, __LINE__, "unexpected argument '" + arg + "'\n" + usage);
+        }
+    }
+    return settings;
+}
+
+matrix_data<double, std::int32_t> load_problem(const Settings& settings, std::string& name)
+{
+    if (!settings.matrix_file.empty()) {
+        name = settings.matrix_file;
+        return io::read_matrix_market_data<double, std::int32_t>(settings.matrix_file);
+    }
+    name = settings.generator + " n=" + std::to_string(settings.size);
+    if (settings.generator == "laplace2d") {
+        return generate::laplace_2d<double>(settings.size);
+    }
+    if (settings.generator == "laplace3d") {
+        return generate::laplace_3d<double>(settings.size);
+    }
+    if (settings.generator == "convection_diffusion2d") {
+        return generate::convection_diffusion_2d<double>(settings.size, 1.0);
+    }
+    throw BadInput(__FILE__, __LINE__, "unknown generator '" + settings.generator +
+                                           "'; use laplace2d, laplace3d or convection_diffusion2d");
+}
+
+/// The solver description: the JSON file if given, else one built from the flags; criteria from the
+/// flags fill in what the file leaves out.
+nlohmann::json solver_description(const Settings& settings)
+{
+    nlohmann::json description;
+    if (!settings.config_file.empty()) {
+        std::ifstream file{settings.config_file};
+        if (!file) {
+            throw BadInput(__FILE__, __LINE__, "cannot open solver configuration '" + settings.config_file + "'");
+        }
+        try {
+            description = nlohmann::json::parse(file);
+        } catch (const nlohmann::json::parse_error& error) {
+            throw BadInput(__FILE__, __LINE__, settings.config_file + ": malformed JSON: " + error.what());
+        }
+    } else {
+        description = {{"type", settings.solver}};
+        if (settings.preconditioner) {
+            description["preconditioner"] = {{"type", "block_jacobi"}, {"max_block_size", 1}};
+        }
+    }
+    if (description.is_object() && !description.contains("criteria")) {
+        description["criteria"] = {{"max_iterations", settings.max_iterations},
+                                   {"relative_residual", settings.tolerance}};
+    }
+    return description;
+}
+
+}  // namespace
+
+int main(int argc, char** argv)
+{
+    try {
+        const auto settings = parse_arguments(argc, argv);
+        auto exec = make_executor(settings.executor);
+        std::string problem_name;
+        const auto data = load_problem(settings, problem_name);
+        const auto n = data.size.rows;
+        auto a = share(matrix::Csr<double>::create(exec, data));
+        const auto kind = settings.rhs == "uniform" ? generate::RhsKind::uniform : generate::RhsKind::ones;
+        const auto rhs = generate::right_hand_side<double>(n, kind, 42);
+        auto b = Vector::create(exec, dim2{n, 1}, array<double>{exec, rhs.begin(), rhs.end()}, 1);
+        auto x = Vector::create(exec, dim2{n, 1});
+        x->fill(0.0);
+
+        const auto description = solver_description(settings);
+        auto logger = log::Convergence::create(false);
+        auto solver = config::create_solver_factory<double>(description, exec)->generate(a);
+        solver->add_logger(logger);
+        solver->apply(b, x);
+
+        // ||b - Ax|| / ||b|| recomputed with the matrix, independently of the solver's bookkeeping.
+        auto residual = b->clone_dense(exec);
+        a->apply(-1.0, x, 1.0, residual);
+        const double relative_residual = residual->compute_norm2()[0] / b->compute_norm2()[0];
+        const auto& status = solver->get_status();
+
+        std::printf("problem            %s (%zu rows, %zu nonzeros)\n", problem_name.c_str(), n,
+                    data.entries.size());
+        std::printf("executor           %s\n", exec->get_name().c_str());
+        std::printf("solver             %s\n", description.dump().c_str());
+        std::printf("stop reason        %s: %s\n", stop::to_string(status.reason), status.message.c_str());
+        std::printf("iterations         %zu\n", status.iterations);
+        std::printf("||b - Ax|| / ||b|| %.3e\n", relative_residual);
+        std::printf("generate time      %.6f s\n", logger->get_generate_time());
+        std::printf("solve time         %.6f s (%.3e s per iteration)\n", logger->get_solve_time(),
+                    status.iterations > 0 ? logger->get_solve_time() / status.iterations : 0.0);
+        return status.converged() ? 0 : 1;
+    } catch (const std::exception& error) {
+        std::cerr << "solve: " << error.what() << "\n";
+        return 2;
+    }
+}

@@ -1,0 +1,220 @@
+// solver_study: the real-matrix study of issue 4. Every matrix of a folder, x0 = 0, b uniform in [0, 1)
+// (fixed seed), relative residual 1e-9, at most 50,000 iterations; BiCGSTAB, IDR(4) and GMRES(100) with scalar
+// Jacobi, and CG with scalar Jacobi on the SPD ones. A solve counts as solved when the TRUE relative
+// residual ||b - Ax|| / ||b||, recomputed here on the host from the file's entries, is at most 1e-8.
+// Usage: solver_study [MATRIX_DIR] [--executor NAME] [--output table.md] [--max-iterations N]
+#include <algorithm>
+#include <chrono>
+#include <cmath>
+#include <cstdio>
+#include <filesystem>
+#include <fstream>
+#include <iostream>
+#include <map>
+#include <set>
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include <larch/base/executor.hpp>
+#include <larch/config/solver_config.hpp>
+#include <larch/generate/problems.hpp>
+#include <larch/io/matrix_market.hpp>
+#include <larch/matrix/csr.hpp>
+
+using namespace larch;
+namespace fs = std::filesystem;
+
+namespace {
+
+struct Settings {
+    std::string matrix_dir = LARCH_DEFAULT_MATRIX_DIR;
+    std::string executor = "omp";
+    std::string output;
+    size_type max_iterations = 50000;
+};
+
+struct SolverCase {
+    std::string label;
+    std::string config;  // JSON without criteria
+    bool spd_only;
+};
+
+const std::vector<SolverCase> solver_cases{
+    {"BiCGSTAB", R"({"type": "bicgstab"})", false},
+    {"IDR(4)", R"({"type": "idr", "subspace_dim": 4, "seed": 42})", false},
+    {"GMRES(100)", R"({"type": "gmres", "restart": 100})", false},
+    {"CG", R"({"type": "cg"})", true},
+};
+
+struct Outcome {
+    bool ran = false;
+    bool solved = false;
+    size_type iterations = 0;
+    double relative_residual = 0;
+    std::string reason;
+    size_type replacements = 0;
+    double seconds = 0;
+};
+
+/// Files marked SPD ("yes") in the folder's INDEX.md table (column "SPD"); empty if there is no index.
+std::set<std::string> read_spd_list(const std::string& dir)
+{
+    std::set<std::string> spd;
+    std::ifstream index{dir + "/INDEX.md"};
+    std::string line;
+    while (std::getline(index, line)) {
+        std::vector<std::string> cells;
+        std::stringstream row{line};
+        std::string cell;
+        while (std::getline(row, cell, '|')) {
+            cell.erase(0, cell.find_first_not_of(' '));
+            cell.erase(cell.find_last_not_of(' ') + 1);
+            cells.push_back(cell);
+        }
+        // | file | rows | cols | nnz stored | nnz full | symmetry | field | SPD | ...
+        if (cells.size() > 8 && cells[8] == "yes") {
+            spd.insert(cells[1]);
+        }
+    }
+    return spd;
+}
+
+double host_relative_residual(const matrix_data<double, std::int32_t>& a, const std::vector<double>& b,
+                              const std::vector<double>& x)
+{
+    std::vector<long double> r(b.begin(), b.end());
+    for (const auto& e : a.entries) {
+        r[e.row] -= static_cast<long double>(e.value) * x[e.col];
+    }
+    long double r_norm = 0;
+    long double b_norm = 0;
+    for (size_type i = 0; i < r.size(); ++i) {
+        r_norm += r[i] * r[i];
+        b_norm += static_cast<long double>(b[i]) * b[i];
+    }
+    return static_cast<double>(std::sqrt(r_norm / b_norm));
+}
+
+Outcome run_case(const SolverCase& solver_case, std::shared_ptr<const Executor> exec,
+                 const matrix_data<double, std::int32_t>& data, std::shared_ptr<const LinOp> a,
+                 const std::vector<double>& rhs, size_type max_iterations)
+{
+    auto description = nlohmann::json::parse(solver_case.config);
+    description["criteria"] = {{"max_iterations", max_iterations}, {"relative_residual", 1e-9}};
+    description["preconditioner"] = {{"type", "block_jacobi"}, {"max_block_size", 1}};
+    Outcome outcome;
+    outcome.ran = true;
+    const auto n = data.size.rows;
+    auto b = matrix::Dense<double>::create(exec, dim2{n, 1}, array<double>{exec, rhs.begin(), rhs.end()}, 1);
+    auto x = matrix::Dense<double>::create(exec, dim2{n, 1});
+    x->fill(0.0);
+    const auto start = std::chrono::steady_clock::now();
+    try {
+        auto solver = config::create_solver_factory<double>(description, exec)->generate(a);
+        solver->apply(b, x);
+        const auto& status = solver->get_status();
+        outcome.iterations = status.iterations;
+        outcome.reason = stop::to_string(status.reason);
+        outcome.replacements = status.residual_replacements;
+    } catch (const Error& error) {
+        outcome.reason = std::string{"error: "} + error.what();
+    }
+    outcome.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+    outcome.relative_residual = host_relative_residual(data, rhs, x->copy_to_host());
+    outcome.solved = std::isfinite(outcome.relative_residual) && outcome.relative_residual <= 1e-8;
+    return outcome;
+}
+
+std::string cell(const Outcome& outcome)
+{
+    if (!outcome.ran) {
+        return "-";
+    }
+    char text[160];
+    std::snprintf(text, sizeof text, "%s %zu it, %.1e%s", outcome.solved ? "**ok**" : outcome.reason.c_str(),
+                  outcome.iterations, outcome.relative_residual,
+                  outcome.replacements > 0 ? (" (" + std::to_string(outcome.replacements) + " rr)").c_str() : "");
+    return text;
+}
+
+}  // namespace
+
+int main(int argc, char** argv)
+{
+    Settings settings;
+    for (int i = 1; i < argc; ++i) {
+        const std::string arg = argv[i];
+        if (arg == "--executor" && i + 1 < argc) {
+            settings.executor = argv[++i];
+        } else if (arg == "--output" && i + 1 < argc) {
+            settings.output = argv[++i];
+        } else if (arg == "--max-iterations" && i + 1 < argc) {
+            settings.max_iterations = std::stoul(argv[++i]);
+        } else if (arg.rfind("--", 0) != 0) {
+            settings.matrix_dir = arg;
+        } else {
+            std::cerr << "usage: solver_study [MATRIX_DIR] [--executor NAME] [--output table.md] "
+                         "[--max-iterations N]\n";
+            return 2;
+        }
+    }
+    std::vector<std::string> files;
+    for (const auto& entry : fs::directory_iterator(settings.matrix_dir)) {
+        if (entry.path().extension() == ".mtx") {
+            files.push_back(entry.path().filename().string());
+        }
+    }
+    std::sort(files.begin(), files.end());
+    const auto spd = read_spd_list(settings.matrix_dir);
+    auto exec = make_executor(settings.executor);
+    std::map<std::string, int> solved;
+    std::map<std::string, int> attempted;
+    std::ostringstream table;
+    std::string header_rule = "|---|---|---|---|";
+    for (size_t k = 0; k < solver_cases.size(); ++k) {
+        header_rule += "---|";
+    }
+    table << "| matrix | n | nnz | SPD |";
+    for (const auto& solver_case : solver_cases) {
+        table << " " << solver_case.label << " |";
+    }
+    table << "\n" << header_rule << "\n";
+    for (const auto& file : files) {
+        const auto data = io::read_matrix_market_data<double, std::int32_t>(settings.matrix_dir + "/" + file);
+        auto a = share(matrix::Csr<double>::create(exec, data));
+        const auto rhs = generate::right_hand_side<double>(data.size.rows, generate::RhsKind::uniform, 42);
+        const bool is_spd = spd.count(file) > 0;
+        table << "| " << file << " | " << data.size.rows << " | " << data.entries.size() << " | "
+              << (is_spd ? "yes" : "") << " |";
+        for (const auto& solver_case : solver_cases) {
+            Outcome outcome;
+            if (!solver_case.spd_only || is_spd) {
+                outcome = run_case(solver_case, exec, data, a, rhs, settings.max_iterations);
+                ++attempted[solver_case.label];
+                solved[solver_case.label] += outcome.solved ? 1 : 0;
+            }
+            table << " " << cell(outcome) << " |";
+            if (outcome.ran) {
+                std::cerr << file << " " << solver_case.label << ": " << cell(outcome) << " in "
+                          << outcome.seconds << " s\n";
+            }
+        }
+        table << "\n";
+    }
+    std::ostringstream summary;
+    summary << "Solved (true relative residual <= 1e-8), executor " << exec->get_name() << ", "
+            << files.size() << " matrices:\n\n";
+    for (const auto& solver_case : solver_cases) {
+        summary << "- " << solver_case.label << " + scalar Jacobi: " << solved[solver_case.label] << " / "
+                << attempted[solver_case.label] << (solver_case.spd_only ? " (SPD matrices)" : "") << "\n";
+    }
+    const auto report = summary.str() + "\n" + table.str();
+    std::cout << report;
+    if (!settings.output.empty()) {
+        std::ofstream{settings.output} << report;
+    }
+    return 0;
+}
