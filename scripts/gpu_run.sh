@@ -34,8 +34,14 @@ status=0
     echo "matrices: $LARCH_MATRIX_DIR"
 } | tee "$out/machine.txt"
 
+# Nothing can be installed there: header-only nlohmann-json and GoogleTest's sources travel in .carry.
+carried_args=""
+[ -d "$repo_root/.carry/prefix" ] && carried_args="-DCMAKE_PREFIX_PATH=$repo_root/.carry/prefix"
+[ -d "$repo_root/.carry/googletest" ] &&
+    carried_args="$carried_args -DLARCH_GTEST_SOURCE_DIR=$repo_root/.carry/googletest"
+
 start=$(date +%s)
-LARCH_CMAKE_ARGS="-DLARCH_BUILD_CUDA=ON -DLARCH_BUILD_HIP=OFF ${LARCH_CMAKE_ARGS:-}" \
+LARCH_CMAKE_ARGS="$carried_args -DLARCH_BUILD_CUDA=ON -DLARCH_BUILD_HIP=OFF ${LARCH_CMAKE_ARGS:-}" \
     configure_and_build "$build_dir" >"$out/build.log" 2>&1
 build_status=$?
 echo "build: exit $build_status after $(( $(date +%s) - start )) s (log: build.log)"
