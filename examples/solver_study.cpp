@@ -2,7 +2,8 @@
 // (fixed seed), relative residual 1e-9, at most 50,000 iterations; BiCGSTAB, IDR(4) and GMRES(100) with scalar
 // Jacobi, and CG with scalar Jacobi on the SPD ones. A solve counts as solved when the TRUE relative
 // residual ||b - Ax|| / ||b||, recomputed here on the host from the file's entries, is at most 1e-8.
-// Usage: solver_study [MATRIX_DIR] [--executor NAME] [--output table.md] [--max-iterations N]
+// Usage: solver_study [MATRIX_DIR] [--executor NAME] [--output table.md] [--max-iterations N] [--shard K/N]
+// (--shard K/N takes every N-th matrix starting at the K-th, so N processes can share the work)
 #include <algorithm>
 #include <chrono>
 #include <cmath>
@@ -34,6 +35,8 @@ struct Settings {
     std::string executor = "omp";
     std::string output;
     size_type max_iterations = 50000;
+    size_type shard = 0;
+    size_type num_shards = 1;
 };
 
 struct SolverCase {
@@ -153,11 +156,15 @@ int main(int argc, char** argv)
             settings.output = argv[++i];
         } else if (arg == "--max-iterations" && i + 1 < argc) {
             settings.max_iterations = std::stoul(argv[++i]);
+        } else if (arg == "--shard" && i + 1 < argc) {
+            const std::string shard = argv[++i];
+            settings.shard = std::stoul(shard.substr(0, shard.find('/')));
+            settings.num_shards = std::stoul(shard.substr(shard.find('/') + 1));
         } else if (arg.rfind("--", 0) != 0) {
             settings.matrix_dir = arg;
         } else {
             std::cerr << "usage: solver_study [MATRIX_DIR] [--executor NAME] [--output table.md] "
-                         "[--max-iterations N]\n";
+                         "[--max-iterations N] [--shard K/N]\n";
             return 2;
         }
     }
@@ -168,6 +175,11 @@ int main(int argc, char** argv)
         }
     }
     std::sort(files.begin(), files.end());
+    std::vector<std::string> shard_files;
+    for (size_type k = settings.shard; k < files.size(); k += std::max<size_type>(1, settings.num_shards)) {
+        shard_files.push_back(files[k]);
+    }
+    files = shard_files;
     const auto spd = read_spd_list(settings.matrix_dir);
     auto exec = make_executor(settings.executor);
     std::map<std::string, int> solved;
