@@ -61,12 +61,20 @@ cublasStatus_t matinv(cublasHandle_t h, int n, const double* const a[], double* 
 cublasStatus_t getrs(cublasHandle_t h, int n, const float* const a[], const int* piv,
                      float* const b[], int* info, int count)
 {
-    return cublasSgetrsBatched(h, CUBLAS_OP_N, n, 1, a, n, piv, b, n, info, count);
+    return cublasSgetrsBatched(h, CUBLAS_OP_T, n, 1, a, n, piv, b, n, info, count);
 }
 cublasStatus_t getrs(cublasHandle_t h, int n, const double* const a[], const int* piv,
                      double* const b[], int* info, int count)
 {
-    return cublasDgetrsBatched(h, CUBLAS_OP_N, n, 1, a, n, piv, b, n, info, count);
+    return cublasDgetrsBatched(h, CUBLAS_OP_T, n, 1, a, n, piv, b, n, info, count);
+}
+cublasStatus_t dgmm(cublasHandle_t h, int count, const float* y, const float* x, float* product)
+{
+    return cublasSdgmm(h, CUBLAS_SIDE_LEFT, count, 1, y, count, x, 1, product, count);
+}
+cublasStatus_t dgmm(cublasHandle_t h, int count, const double* y, const double* x, double* product)
+{
+    return cublasDdgmm(h, CUBLAS_SIDE_LEFT, count, 1, y, count, x, 1, product, count);
 }
 
 template <typename P>
@@ -150,7 +158,8 @@ void CublasBatch<T>::getrf_getri(T* inverse)
 {
     auto& s = *impl_;
     s.copy_a_to_work();
-    BATCH_CUBLAS_CHECK(getrf(s.handle, s.n, s.work_pointers, s.pivots, s.info, s.num_items));
+    BATCH_CUBLAS_CHECK(
+        ::larch::benchmark::getrf(s.handle, s.n, s.work_pointers, s.pivots, s.info, s.num_items));
     BATCH_CUBLAS_CHECK(getri(s.handle, s.n, s.work_pointers, s.pivots, s.pointers_of(inverse, s.n * s.n),
                              s.info, s.num_items));
 }
@@ -167,14 +176,39 @@ void CublasBatch<T>::matinv(T* inverse)
 }
 
 template <typename T>
-void CublasBatch<T>::getrf_getrs(T* b)
+void CublasBatch<T>::getrf()
 {
     auto& s = *impl_;
     s.copy_a_to_work();
-    BATCH_CUBLAS_CHECK(getrf(s.handle, s.n, s.work_pointers, s.pivots, s.info, s.num_items));
+    BATCH_CUBLAS_CHECK(
+        ::larch::benchmark::getrf(s.handle, s.n, s.work_pointers, s.pivots, s.info, s.num_items));
+}
+
+template <typename T>
+void CublasBatch<T>::getrs(T* b)
+{
+    auto& s = *impl_;
+    // getrsBatched reports only argument errors, on the host.
     int host_info = 0;
-    BATCH_CUBLAS_CHECK(getrs(s.handle, s.n, s.work_pointers, s.pivots, s.pointers_of(b, s.n),
-                             &host_info, s.num_items));
+    BATCH_CUBLAS_CHECK(::larch::benchmark::getrs(s.handle, s.n, s.work_pointers, s.pivots,
+                                                 s.pointers_of(b, s.n), &host_info, s.num_items));
+    if (host_info != 0) {
+        throw std::runtime_error("cublas<t>getrsBatched: argument " + std::to_string(-host_info) +
+                                 " is invalid");
+    }
+}
+
+template <typename T>
+void CublasBatch<T>::getrf_getrs(T* b)
+{
+    getrf();
+    getrs(b);
+}
+
+template <typename T>
+void CublasBatch<T>::multiply_elementwise(const T* x, const T* y, T* product, int count)
+{
+    BATCH_CUBLAS_CHECK(dgmm(impl_->handle, count, y, x, product));
 }
 
 template class CublasBatch<float>;
