@@ -47,7 +47,8 @@ TEST_P(BlockJacobiTest, AppliesToSeveralColumnsAndScales)
     EXPECT_EQ(x->copy_to_host(), (std::vector<double>{1, 2, 3, 1, 5, 0, -2, 2, 2, 6}));
 }
 
-INSTANTIATE_TEST_SUITE_P(AllExecutors, BlockJacobiTest, ::testing::ValuesIn(larch::test::executor_names()));
+INSTANTIATE_TEST_SUITE_P(AllExecutors, BlockJacobiTest, ::testing::ValuesIn(larch::test::executor_names()),
+                         [](const auto& info) { return info.param; });
 
 TEST(BlockJacobi, LargerBlocksAreNotSupportedYet)
 {
