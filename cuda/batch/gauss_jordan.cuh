@@ -107,39 +107,42 @@ template <int subwarp_size, typename T>
 __device__ __forceinline__ int eliminate(int n, T tiny_bound, GaussJordanRow<subwarp_size, T>& row)
 {
     const int lane = warp::rank<subwarp_size>();
+    int info = 0;
+    // The loops have no early exit (a break or return would keep clang from unrolling them, and a
+    // rolled loop sends the register row to local memory): steps past n, and the steps after a tiny
+    // pivot, are skipped by a predicate that is uniform over the sub-warp.
 #pragma unroll
     for (int k = 0; k < subwarp_size; ++k) {
-        if (k >= n) {
-            break;
-        }
-        const bool candidate = lane < n && row.pivot_step < 0;
-        const int pivot_rank = rank_of_pivot_key(warp::all_reduce_max<subwarp_size>(
-            pivot_key(row.values[k], lane, candidate)));
-        const T pivot = warp::broadcast<subwarp_size>(row.values[k], pivot_rank);
-        if (!(magnitude(pivot) > tiny_bound)) {
-            return k + 1;
-        }
-        const bool is_pivot_row = lane == pivot_rank;
-        const T multiplier = is_pivot_row ? T{} : row.values[k] / pivot;
-        if (is_pivot_row) {
-            row.pivot_step = k;
-            row.pivot = pivot;
-        }
+        if (k < n && info == 0) {
+            const bool candidate = lane < n && row.pivot_step < 0;
+            const int pivot_rank = rank_of_pivot_key(warp::all_reduce_max<subwarp_size>(
+                pivot_key(row.values[k], lane, candidate)));
+            const T pivot = warp::broadcast<subwarp_size>(row.values[k], pivot_rank);
+            if (!(magnitude(pivot) > tiny_bound)) {
+                info = k + 1;
+            } else {
+                const bool is_pivot_row = lane == pivot_rank;
+                const T multiplier = is_pivot_row ? T{} : row.values[k] / pivot;
+                if (is_pivot_row) {
+                    row.pivot_step = k;
+                    row.pivot = pivot;
+                }
 #pragma unroll
-        for (int j = 0; j < subwarp_size; ++j) {
-            // Columns past n are zero padding: skipping them in groups of four keeps the test off most
-            // elements (a padded column would only cost its shuffle, never change a result).
-            if (j % 4 == 0 && j >= n) {
-                break;
-            }
-            if (j != k) {
-                const T pivot_row_entry = warp::broadcast<subwarp_size>(row.values[j], pivot_rank);
-                row.values[j] = fma(-multiplier, pivot_row_entry, row.values[j]);
+                for (int j = 0; j < subwarp_size; ++j) {
+                    // Columns past n are zero padding, skipped in groups of four: (j & ~3) < n is the
+                    // same test for the four columns of a group, so it is evaluated once per group (a
+                    // padded column would only cost its shuffle, never change a result).
+                    if ((j & ~3) < n && j != k) {
+                        const T pivot_row_entry =
+                            warp::broadcast<subwarp_size>(row.values[j], pivot_rank);
+                        row.values[j] = fma(-multiplier, pivot_row_entry, row.values[j]);
+                    }
+                }
+                row.values[k] = is_pivot_row ? T{1} : -multiplier;
             }
         }
-        row.values[k] = is_pivot_row ? T{1} : -multiplier;
     }
-    return 0;
+    return info;
 }
 
 /// ||A^-1||_inf from the eliminated rows (row sums do not depend on the column permutation).
