@@ -2,6 +2,7 @@
 #pragma once
 
 #include "core/base/kernel_dispatch.hpp"
+#include "core/components/instantiation.hpp"
 #include "larch/base/array.hpp"
 #include "larch/matrix/coo.hpp"
 #include "larch/matrix/csr.hpp"
@@ -40,6 +41,24 @@ LARCH_DECLARE_KERNEL(namespace csr {
     void transpose(const DefaultExecutor& exec, const matrix::Csr<V, I>& source,
                    matrix::Csr<V, I>& result);
 })
+
+/// The explicit instantiations every backend's csr kernel file ends with, written once inside namespace
+/// <backend>::csr as `LARCH_INSTANTIATE_CSR_KERNELS();` (for every type in core/components/instantiation.hpp).
+#define LARCH_INSTANTIATE_CSR_KERNELS() \
+    LARCH_INSTANTIATE_FOR_EACH_VALUE_AND_INDEX_TYPE(LARCH_INSTANTIATE_CSR_KERNELS_FOR)
+#define LARCH_INSTANTIATE_CSR_KERNELS_FOR(V, I)                                                    \
+    template void spmv<V, I>(const DefaultExecutor&, V, const matrix::Csr<V, I>&,                  \
+                             const matrix::Dense<V>&, V, matrix::Dense<V>&);                       \
+    template void convert_to_coo<V, I>(const DefaultExecutor&, const matrix::Csr<V, I>&,           \
+                                       matrix::Coo<V, I>&);                                        \
+    template void compute_max_row_nnz<V, I>(const DefaultExecutor&, const matrix::Csr<V, I>&,      \
+                                            size_type&);                                           \
+    template void convert_to_ell<V, I>(const DefaultExecutor&, const matrix::Csr<V, I>&,           \
+                                       matrix::Ell<V, I>&);                                        \
+    template void convert_to_dense<V, I>(const DefaultExecutor&, const matrix::Csr<V, I>&,         \
+                                         matrix::Dense<V>&);                                       \
+    template void transpose<V, I>(const DefaultExecutor&, const matrix::Csr<V, I>&,                \
+                                  matrix::Csr<V, I>&)
 
 }  // namespace kernels
 }  // namespace larch

@@ -3,6 +3,7 @@
 #pragma once
 
 #include "core/base/kernel_dispatch.hpp"
+#include "core/components/instantiation.hpp"
 #include "larch/base/array.hpp"
 #include "larch/matrix/csr.hpp"
 #include "larch/matrix/dense.hpp"
@@ -48,6 +49,32 @@ LARCH_DECLARE_KERNEL(namespace dense {
     void convert_to_csr(const DefaultExecutor& exec, const matrix::Dense<T>& source,
                         matrix::Csr<T, I>& result);
 })
+
+/// The explicit instantiations every backend's dense kernel file ends with, written once inside namespace
+/// <backend>::dense as `LARCH_INSTANTIATE_DENSE_KERNELS();` (for every type in
+/// core/components/instantiation.hpp).
+#define LARCH_INSTANTIATE_DENSE_KERNELS()                                                    \
+    LARCH_INSTANTIATE_FOR_EACH_VALUE_TYPE(LARCH_INSTANTIATE_DENSE_KERNELS_FOR);              \
+    LARCH_INSTANTIATE_FOR_EACH_VALUE_AND_INDEX_TYPE(LARCH_INSTANTIATE_DENSE_CONVERSIONS_FOR)
+#define LARCH_INSTANTIATE_DENSE_KERNELS_FOR(T)                                                     \
+    template void fill<T>(const DefaultExecutor&, matrix::Dense<T>&, T);                           \
+    template void copy<T>(const DefaultExecutor&, const matrix::Dense<T>&, matrix::Dense<T>&);     \
+    template void scale<T>(const DefaultExecutor&, T, matrix::Dense<T>&);                          \
+    template void add_scaled<T>(const DefaultExecutor&, T, const matrix::Dense<T>&,                \
+                                matrix::Dense<T>&);                                                \
+    template void scale_add<T>(const DefaultExecutor&, T, const matrix::Dense<T>&,                 \
+                               matrix::Dense<T>&);                                                 \
+    template void compute_dot<T>(const DefaultExecutor&, const matrix::Dense<T>&,                  \
+                                 const matrix::Dense<T>&, array<T>&);                              \
+    template void compute_norm2<T>(const DefaultExecutor&, const matrix::Dense<T>&, array<T>&);    \
+    template void transpose<T>(const DefaultExecutor&, const matrix::Dense<T>&, matrix::Dense<T>&); \
+    template void gemm<T>(const DefaultExecutor&, T, const matrix::Dense<T>&,                      \
+                          const matrix::Dense<T>&, T, matrix::Dense<T>&)
+#define LARCH_INSTANTIATE_DENSE_CONVERSIONS_FOR(T, I)                                              \
+    template void count_nonzeros_per_row<T, I>(const DefaultExecutor&, const matrix::Dense<T>&,    \
+                                               I*);                                                \
+    template void convert_to_csr<T, I>(const DefaultExecutor&, const matrix::Dense<T>&,            \
+                                       matrix::Csr<T, I>&)
 
 }  // namespace kernels
 }  // namespace larch

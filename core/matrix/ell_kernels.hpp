@@ -2,6 +2,7 @@
 #pragma once
 
 #include "core/base/kernel_dispatch.hpp"
+#include "core/components/instantiation.hpp"
 #include "larch/matrix/csr.hpp"
 #include "larch/matrix/dense.hpp"
 #include "larch/matrix/ell.hpp"
@@ -24,6 +25,18 @@ LARCH_DECLARE_KERNEL(namespace ell {
     void convert_to_csr(const DefaultExecutor& exec, const matrix::Ell<V, I>& source,
                         matrix::Csr<V, I>& result);
 })
+
+/// The explicit instantiations every backend's ell kernel file ends with, written once inside namespace
+/// <backend>::ell as `LARCH_INSTANTIATE_ELL_KERNELS();` (for every type in core/components/instantiation.hpp).
+#define LARCH_INSTANTIATE_ELL_KERNELS() \
+    LARCH_INSTANTIATE_FOR_EACH_VALUE_AND_INDEX_TYPE(LARCH_INSTANTIATE_ELL_KERNELS_FOR)
+#define LARCH_INSTANTIATE_ELL_KERNELS_FOR(V, I)                                                    \
+    template void spmv<V, I>(const DefaultExecutor&, V, const matrix::Ell<V, I>&,                  \
+                             const matrix::Dense<V>&, V, matrix::Dense<V>&);                       \
+    template void count_nonzeros_per_row<V, I>(const DefaultExecutor&, const matrix::Ell<V, I>&,   \
+                                               I*);                                                \
+    template void convert_to_csr<V, I>(const DefaultExecutor&, const matrix::Ell<V, I>&,           \
+                                       matrix::Csr<V, I>&)
 
 }  // namespace kernels
 }  // namespace larch

@@ -3,7 +3,6 @@
 #include <algorithm>
 #include <cstdint>
 
-#include "core/components/instantiation.hpp"
 #include "core/matrix/coo_kernels.hpp"
 #include "core/matrix/dense_kernels.hpp"
 #include "cuda/base/runtime.hpp"
@@ -116,16 +115,7 @@ void convert_row_idxs_to_ptrs(const DefaultExecutor& exec, const I* row_idxs,
                     "launch of coo::convert_row_idxs_to_ptrs");
 }
 
-#define LARCH_INSTANTIATE_COO(V, I)                                               \
-    template void spmv<V, I>(const DefaultExecutor&, V, const matrix::Coo<V, I>&, \
-                             const matrix::Dense<V>&, V, matrix::Dense<V>&)
-
-#define LARCH_INSTANTIATE_COO_ROW_PTRS(I)                                                         \
-    template void convert_row_idxs_to_ptrs<I>(const DefaultExecutor&, const I*, size_type, I*,     \
-                                              size_type)
-
-LARCH_INSTANTIATE_FOR_EACH_VALUE_AND_INDEX_TYPE(LARCH_INSTANTIATE_COO);
-LARCH_INSTANTIATE_FOR_EACH_INDEX_TYPE(LARCH_INSTANTIATE_COO_ROW_PTRS);
+LARCH_INSTANTIATE_COO_KERNELS();
 
 }  // namespace coo
 }  // namespace LARCH_DEVICE_NAMESPACE

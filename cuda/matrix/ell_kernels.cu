@@ -2,7 +2,6 @@
 // threads read consecutive addresses), the row lengths, and the conversion to CSR.
 #include <cstdint>
 
-#include "core/components/instantiation.hpp"
 #include "core/matrix/ell_kernels.hpp"
 #include "cuda/base/runtime.hpp"
 #include "cuda/components/launch.cuh"
@@ -130,15 +129,7 @@ void convert_to_csr(const DefaultExecutor& exec, const matrix::Ell<V, I>& source
                     "launch of ell::convert_to_csr");
 }
 
-#define LARCH_INSTANTIATE_ELL(V, I)                                                              \
-    template void spmv<V, I>(const DefaultExecutor&, V, const matrix::Ell<V, I>&,                \
-                             const matrix::Dense<V>&, V, matrix::Dense<V>&);                     \
-    template void count_nonzeros_per_row<V, I>(const DefaultExecutor&, const matrix::Ell<V, I>&, \
-                                               I*);                                              \
-    template void convert_to_csr<V, I>(const DefaultExecutor&, const matrix::Ell<V, I>&,         \
-                                       matrix::Csr<V, I>&)
-
-LARCH_INSTANTIATE_FOR_EACH_VALUE_AND_INDEX_TYPE(LARCH_INSTANTIATE_ELL);
+LARCH_INSTANTIATE_ELL_KERNELS();
 
 }  // namespace ell
 }  // namespace LARCH_DEVICE_NAMESPACE

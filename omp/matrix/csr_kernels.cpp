@@ -5,7 +5,6 @@
 #include <algorithm>
 #include <vector>
 
-#include "core/components/instantiation.hpp"
 #include "core/components/prefix_sum_kernels.hpp"
 
 namespace larch {
@@ -158,20 +157,7 @@ void transpose(const DefaultExecutor& exec, const matrix::Csr<V, I>& source,
     }
 }
 
-#define LARCH_CSR_KERNELS(V, I)                                                                    \
-    template void spmv<V, I>(const DefaultExecutor&, V, const matrix::Csr<V, I>&,                  \
-                             const matrix::Dense<V>&, V, matrix::Dense<V>&);                       \
-    template void convert_to_coo<V, I>(const DefaultExecutor&, const matrix::Csr<V, I>&,           \
-                                       matrix::Coo<V, I>&);                                        \
-    template void compute_max_row_nnz<V, I>(const DefaultExecutor&, const matrix::Csr<V, I>&,      \
-                                            size_type&);                                           \
-    template void convert_to_ell<V, I>(const DefaultExecutor&, const matrix::Csr<V, I>&,           \
-                                       matrix::Ell<V, I>&);                                        \
-    template void convert_to_dense<V, I>(const DefaultExecutor&, const matrix::Csr<V, I>&,         \
-                                         matrix::Dense<V>&);                                       \
-    template void transpose<V, I>(const DefaultExecutor&, const matrix::Csr<V, I>&,                \
-                                  matrix::Csr<V, I>&)
-LARCH_INSTANTIATE_FOR_EACH_VALUE_AND_INDEX_TYPE(LARCH_CSR_KERNELS);
+LARCH_INSTANTIATE_CSR_KERNELS();
 
 }  // namespace csr
 }  // namespace omp

@@ -1,8 +1,6 @@
 // OpenMP kernels of matrix::Ell: SpMV and conversions in parallel over rows, skipping padding.
 #include "core/matrix/ell_kernels.hpp"
 
-#include "core/components/instantiation.hpp"
-
 namespace larch {
 namespace kernels {
 namespace omp {
@@ -67,14 +65,7 @@ void convert_to_csr(const DefaultExecutor&, const matrix::Ell<V, I>& source,
     }
 }
 
-#define LARCH_ELL_KERNELS(V, I)                                                                    \
-    template void spmv<V, I>(const DefaultExecutor&, V, const matrix::Ell<V, I>&,                  \
-                             const matrix::Dense<V>&, V, matrix::Dense<V>&);                       \
-    template void count_nonzeros_per_row<V, I>(const DefaultExecutor&, const matrix::Ell<V, I>&,   \
-                                               I*);                                                \
-    template void convert_to_csr<V, I>(const DefaultExecutor&, const matrix::Ell<V, I>&,           \
-                                       matrix::Csr<V, I>&)
-LARCH_INSTANTIATE_FOR_EACH_VALUE_AND_INDEX_TYPE(LARCH_ELL_KERNELS);
+LARCH_INSTANTIATE_ELL_KERNELS();
 
 }  // namespace ell
 }  // namespace omp

@@ -2,8 +2,6 @@
 // tested against.
 #include "core/matrix/coo_kernels.hpp"
 
-#include "core/components/instantiation.hpp"
-
 namespace larch {
 namespace kernels {
 namespace reference {
@@ -44,14 +42,7 @@ void convert_row_idxs_to_ptrs(const DefaultExecutor&, const I* row_idxs, size_ty
     }
 }
 
-#define LARCH_COO_SPMV(V, I)                                                                       \
-    template void spmv<V, I>(const DefaultExecutor&, V, const matrix::Coo<V, I>&,                  \
-                             const matrix::Dense<V>&, V, matrix::Dense<V>&)
-LARCH_INSTANTIATE_FOR_EACH_VALUE_AND_INDEX_TYPE(LARCH_COO_SPMV);
-
-#define LARCH_COO_ROW_PTRS(I) \
-    template void convert_row_idxs_to_ptrs<I>(const DefaultExecutor&, const I*, size_type, I*, size_type)
-LARCH_INSTANTIATE_FOR_EACH_INDEX_TYPE(LARCH_COO_ROW_PTRS);
+LARCH_INSTANTIATE_COO_KERNELS();
 
 }  // namespace coo
 }  // namespace reference

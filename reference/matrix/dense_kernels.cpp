@@ -4,8 +4,6 @@
 
 #include <cmath>
 
-#include "core/components/instantiation.hpp"
-
 namespace larch {
 namespace kernels {
 namespace reference {
@@ -165,28 +163,7 @@ void convert_to_csr(const DefaultExecutor&, const matrix::Dense<T>& source,
     }
 }
 
-#define LARCH_DENSE_KERNELS(T)                                                                     \
-    template void fill<T>(const DefaultExecutor&, matrix::Dense<T>&, T);                           \
-    template void copy<T>(const DefaultExecutor&, const matrix::Dense<T>&, matrix::Dense<T>&);     \
-    template void scale<T>(const DefaultExecutor&, T, matrix::Dense<T>&);                          \
-    template void add_scaled<T>(const DefaultExecutor&, T, const matrix::Dense<T>&,                \
-                                matrix::Dense<T>&);                                                \
-    template void scale_add<T>(const DefaultExecutor&, T, const matrix::Dense<T>&,                 \
-                               matrix::Dense<T>&);                                                 \
-    template void compute_dot<T>(const DefaultExecutor&, const matrix::Dense<T>&,                  \
-                                 const matrix::Dense<T>&, array<T>&);                              \
-    template void compute_norm2<T>(const DefaultExecutor&, const matrix::Dense<T>&, array<T>&);    \
-    template void transpose<T>(const DefaultExecutor&, const matrix::Dense<T>&, matrix::Dense<T>&); \
-    template void gemm<T>(const DefaultExecutor&, T, const matrix::Dense<T>&,                      \
-                          const matrix::Dense<T>&, T, matrix::Dense<T>&)
-LARCH_INSTANTIATE_FOR_EACH_VALUE_TYPE(LARCH_DENSE_KERNELS);
-
-#define LARCH_DENSE_CONVERSION_KERNELS(T, I)                                                       \
-    template void count_nonzeros_per_row<T, I>(const DefaultExecutor&, const matrix::Dense<T>&,    \
-                                               I*);                                                \
-    template void convert_to_csr<T, I>(const DefaultExecutor&, const matrix::Dense<T>&,            \
-                                       matrix::Csr<T, I>&)
-LARCH_INSTANTIATE_FOR_EACH_VALUE_AND_INDEX_TYPE(LARCH_DENSE_CONVERSION_KERNELS);
+LARCH_INSTANTIATE_DENSE_KERNELS();
 
 }  // namespace dense
 }  // namespace reference
