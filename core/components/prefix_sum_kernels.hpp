@@ -2,6 +2,7 @@
 #pragma once
 
 #include "core/base/kernel_dispatch.hpp"
+#include "core/components/instantiation.hpp"
 
 namespace larch {
 namespace kernels {
@@ -13,6 +14,14 @@ LARCH_DECLARE_KERNEL(namespace components {
     template <typename I>
     void prefix_sum(const DefaultExecutor& exec, I* values, size_type n);
 })
+
+/// The explicit instantiations every backend's prefix_sum kernel file ends with, written once inside
+/// namespace <backend>::components as `LARCH_INSTANTIATE_PREFIX_SUM_KERNELS();` (for every index type in
+/// core/components/instantiation.hpp).
+#define LARCH_INSTANTIATE_PREFIX_SUM_KERNELS() \
+    LARCH_INSTANTIATE_FOR_EACH_INDEX_TYPE(LARCH_INSTANTIATE_PREFIX_SUM_FOR)
+#define LARCH_INSTANTIATE_PREFIX_SUM_FOR(I) \
+    template void prefix_sum<I>(const DefaultExecutor&, I*, size_type)
 
 }  // namespace kernels
 }  // namespace larch

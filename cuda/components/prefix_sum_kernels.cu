@@ -2,7 +2,6 @@
 // each block adds its offset (three launches per level; 256^k elements need k levels).
 #include <cstdint>
 
-#include "core/components/instantiation.hpp"
 #include "core/components/prefix_sum_kernels.hpp"
 #include "cuda/base/runtime.hpp"
 #include "cuda/components/launch.cuh"
@@ -93,8 +92,7 @@ void prefix_sum(const DefaultExecutor& exec, I* values, size_type n)
     exclusive_scan(exec, values, static_cast<std::int64_t>(n));
 }
 
-#define LARCH_PREFIX_SUM(I) template void prefix_sum<I>(const DefaultExecutor&, I*, size_type)
-LARCH_INSTANTIATE_FOR_EACH_INDEX_TYPE(LARCH_PREFIX_SUM);
+LARCH_INSTANTIATE_PREFIX_SUM_KERNELS();
 
 }  // namespace components
 }  // namespace LARCH_DEVICE_NAMESPACE

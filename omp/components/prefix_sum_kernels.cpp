@@ -7,8 +7,6 @@
 #include <algorithm>
 #include <vector>
 
-#include "core/components/instantiation.hpp"
-
 namespace larch {
 namespace kernels {
 namespace omp {
@@ -62,8 +60,7 @@ void prefix_sum(const DefaultExecutor& exec, I* values, size_type n)
     values[length] = block_offsets.back();
 }
 
-#define LARCH_PREFIX_SUM(I) template void prefix_sum<I>(const DefaultExecutor&, I*, size_type)
-LARCH_INSTANTIATE_FOR_EACH_INDEX_TYPE(LARCH_PREFIX_SUM);
+LARCH_INSTANTIATE_PREFIX_SUM_KERNELS();
 
 }  // namespace components
 }  // namespace omp

@@ -1,8 +1,6 @@
 // Reference exclusive prefix sum.
 #include "core/components/prefix_sum_kernels.hpp"
 
-#include "core/components/instantiation.hpp"
-
 namespace larch {
 namespace kernels {
 namespace reference {
@@ -19,8 +17,7 @@ void prefix_sum(const DefaultExecutor&, I* values, size_type n)
     }
 }
 
-#define LARCH_PREFIX_SUM(I) template void prefix_sum<I>(const DefaultExecutor&, I*, size_type)
-LARCH_INSTANTIATE_FOR_EACH_INDEX_TYPE(LARCH_PREFIX_SUM);
+LARCH_INSTANTIATE_PREFIX_SUM_KERNELS();
 
 }  // namespace components
 }  // namespace reference
