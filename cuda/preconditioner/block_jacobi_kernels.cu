@@ -2,7 +2,6 @@
 // row scaling x = alpha D^{-1} b + beta x, both one thread per element (grid-stride, coalesced).
 #include <cstdint>
 
-#include "core/components/instantiation.hpp"
 #include "core/preconditioner/block_jacobi_kernels.hpp"
 #include "cuda/base/runtime.hpp"
 #include "cuda/components/launch.cuh"
@@ -99,14 +98,7 @@ void apply_inverse_diagonal(const DefaultExecutor& exec, V alpha, const array<V>
                     "block_jacobi::apply_inverse_diagonal");
 }
 
-#define LARCH_INSTANTIATE_EXTRACT(V, I)                                                            \
-    template void extract_inverse_diagonal<V, I>(const DefaultExecutor&, const matrix::Csr<V, I>&, \
-                                                 array<V>&, array<I>&)
-LARCH_INSTANTIATE_FOR_EACH_VALUE_AND_INDEX_TYPE(LARCH_INSTANTIATE_EXTRACT);
-#define LARCH_INSTANTIATE_APPLY(V)                                                                   \
-    template void apply_inverse_diagonal<V>(const DefaultExecutor&, V, const array<V>&,              \
-                                            const matrix::Dense<V>&, V, matrix::Dense<V>&)
-LARCH_INSTANTIATE_FOR_EACH_VALUE_TYPE(LARCH_INSTANTIATE_APPLY);
+LARCH_INSTANTIATE_BLOCK_JACOBI_KERNELS();
 
 }  // namespace block_jacobi
 }  // namespace LARCH_DEVICE_NAMESPACE

@@ -1,8 +1,6 @@
 // Reference kernels of preconditioner::BlockJacobi (scalar Jacobi): the specification the other backends follow.
 #include "core/preconditioner/block_jacobi_kernels.hpp"
 
-#include "core/components/instantiation.hpp"
-
 namespace larch {
 namespace kernels {
 namespace reference {
@@ -42,14 +40,7 @@ void apply_inverse_diagonal(const DefaultExecutor&, V alpha, const array<V>& inv
     }
 }
 
-#define LARCH_INSTANTIATE_EXTRACT(V, I)                                                            \
-    template void extract_inverse_diagonal<V, I>(const DefaultExecutor&, const matrix::Csr<V, I>&, \
-                                                 array<V>&, array<I>&)
-LARCH_INSTANTIATE_FOR_EACH_VALUE_AND_INDEX_TYPE(LARCH_INSTANTIATE_EXTRACT);
-#define LARCH_INSTANTIATE_APPLY(V)                                                                   \
-    template void apply_inverse_diagonal<V>(const DefaultExecutor&, V, const array<V>&,              \
-                                            const matrix::Dense<V>&, V, matrix::Dense<V>&)
-LARCH_INSTANTIATE_FOR_EACH_VALUE_TYPE(LARCH_INSTANTIATE_APPLY);
+LARCH_INSTANTIATE_BLOCK_JACOBI_KERNELS();
 
 }  // namespace block_jacobi
 }  // namespace reference
