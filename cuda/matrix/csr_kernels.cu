@@ -232,11 +232,13 @@ void spmv(const DefaultExecutor& exec, V alpha, const matrix::Csr<V, I>& a,
 #endif
         case matrix::CsrSpmvAlgorithm::automatic:
         default:
-            // The faster one on each backend, as measured by the benchmark suite: for now cuSPARSE on
-            // CUDA (until larch's kernel is measured against it) where it accepts the operands, larch's
-            // kernel otherwise and on HIP.
+            // The faster one as measured on the H100 (benchmark/results/spmv_h100.md): larch's kernel
+            // up to ~8M nonzeros (2-3x faster than a cuSPARSE call on matrices of 10^4-10^6 nonzeros,
+            // 1.1x at 15M in double), cuSPARSE beyond (1.3-1.9x faster at 70M nonzeros). HIP has only
+            // larch's kernel.
 #if !defined(__HIP__)
-            if (cusparse_accepts(a, b, x)) {
+            constexpr size_type vendor_min_nonzeros = size_type{1} << 23;
+            if (a.get_num_stored_elements() >= vendor_min_nonzeros && cusparse_accepts(a, b, x)) {
                 cusparse_spmv(exec, alpha, a, b, beta, x);
                 return;
             }

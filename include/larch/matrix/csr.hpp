@@ -18,7 +18,9 @@ class Ell;
 
 /// Which CSR SpMV a device executor uses (host executors have one kernel each).
 enum class CsrSpmvAlgorithm {
-    automatic,  ///< the faster of the two on the device (see benchmark/results): currently the vendor one on CUDA
+    /// the faster of the two as measured on the H100: on CUDA larch's kernel below 2^23 nonzeros,
+    /// cuSPARSE from there on; larch's kernel on HIP
+    automatic,
     larch,      ///< larch's own kernel (the only one on HIP)
     vendor,     ///< cuSPARSE on CUDA; NotSupported on HIP
 };
