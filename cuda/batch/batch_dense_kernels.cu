@@ -30,13 +30,17 @@ __global__ void __launch_bounds__(RegisterPolicy::block_size,
 {
     // One sub-warp per item, one row per thread (gauss_jordan.cuh). `inverse` null: not written;
     // `cond` null: no condition number.
-    __shared__ StagingTile<subwarp_size, T> tiles[RegisterPolicy::block_size / subwarp_size];
+    constexpr int items_per_block = RegisterPolicy::block_size / subwarp_size;
+    __shared__ StagingTile<subwarp_size, T> tiles[items_per_block];
+    __shared__ PivotRowBuffer<subwarp_size, T> pivot_rows[items_per_block];
     const auto item = square_item_of_subwarp<subwarp_size>(layout);
-    auto& tile = tiles[warp::subwarp_id_in_block<subwarp_size>()];
+    const int slot = warp::subwarp_id_in_block<subwarp_size>();
+    auto& tile = tiles[slot];
     GaussJordanRow<subwarp_size, T> row;
     const T row_sum = load_rows<subwarp_size>(a + item.offset, item.size, tile, row);
     const T norm = warp::all_reduce_max<subwarp_size>(row_sum);
-    const int item_info = eliminate<subwarp_size>(item.size, tiny_pivot_bound(item.size, norm), row);
+    const int item_info = eliminate<subwarp_size>(
+        item.size, tiny_pivot_bound(item.size, norm), row, pivot_rows[slot]);
     store_inverse<subwarp_size>(inverse + item.offset, item.size,
                                 inverse != nullptr && item_info == 0, tile, row);
     if (item.size == 0) {
@@ -59,12 +63,12 @@ __global__ void __launch_bounds__(default_block_size)
     // One thread per item larger than 32 x 32 (large_items.cuh); `inverse` is the output or, for a
     // condition number alone, a scratch copy of the batch.
     for (const auto item : grid_stride_range(layout.num_items)) {
-        const int n = layout.rows[item];
+        const int n = layout.rows_of(item);
         if (n <= max_register_item_size) {
             continue;
         }
-        const auto offset = layout.offsets[item];
-        const auto row_offset = layout.row_offsets[item];
+        const auto offset = layout.offset_of(item);
+        const auto row_offset = layout.row_offset_of(item);
         const T norm = infinity_norm_serial(a + offset, n, n);
         if (inverse + offset != a + offset) {
             for (std::int64_t e = 0; e < std::int64_t{n} * n; ++e) {
@@ -92,7 +96,7 @@ __global__ void __launch_bounds__(RegisterPolicy::block_size)
         return;
     }
     const int item_info = gauss_huard_factorize_item<subwarp_size>(
-        factors + item.offset, pivots + layout.row_offsets[item.index], item.size, transposed_storage);
+        factors + item.offset, pivots + layout.row_offset_of(item.index), item.size, transposed_storage);
     if (warp::rank<subwarp_size>() == 0) {
         info[item.index] = item_info;
     }
@@ -105,10 +109,10 @@ __global__ void __launch_bounds__(default_block_size)
 {
     // One thread per item larger than 32 x 32 (large_items.cuh).
     for (const auto item : grid_stride_range(layout.num_items)) {
-        const int n = layout.rows[item];
+        const int n = layout.rows_of(item);
         if (n > max_register_item_size) {
-            info[item] = gauss_huard_factorize_serial(factors + layout.offsets[item],
-                                                      pivots + layout.row_offsets[item], n,
+            info[item] = gauss_huard_factorize_serial(factors + layout.offset_of(item),
+                                                      pivots + layout.row_offset_of(item), n,
                                                       transposed_storage);
         }
     }
@@ -127,7 +131,7 @@ __global__ void __launch_bounds__(RegisterPolicy::block_size)
     }
     const auto rhs_offset = rhs_offsets[item.index];
     gauss_huard_solve_item<subwarp_size>(factors + item.offset,
-                                         pivots + layout.row_offsets[item.index], item.size,
+                                         pivots + layout.row_offset_of(item.index), item.size,
                                          transposed_storage, b + rhs_offset, x + rhs_offset, num_rhs);
 }
 
@@ -140,10 +144,10 @@ __global__ void __launch_bounds__(default_block_size)
 {
     // One thread per item larger than 32 x 32 (large_items.cuh).
     for (const auto item : grid_stride_range(layout.num_items)) {
-        const int n = layout.rows[item];
+        const int n = layout.rows_of(item);
         if (n > max_register_item_size) {
-            const auto row_offset = layout.row_offsets[item];
-            gauss_huard_solve_serial(factors + layout.offsets[item], pivots + row_offset, n,
+            const auto row_offset = layout.row_offset_of(item);
+            gauss_huard_solve_serial(factors + layout.offset_of(item), pivots + row_offset, n,
                                      transposed_storage, b + rhs_offsets[item],
                                      x + rhs_offsets[item], num_rhs, scratch + row_offset);
         }
@@ -162,9 +166,9 @@ __global__ void __launch_bounds__(default_block_size)
         return;
     }
     const int lane = warp::rank<subwarp_size>();
-    const int rows = layout.rows[index];
-    const int cols = layout.cols[index];
-    const T* item = a + layout.offsets[index];
+    const int rows = layout.rows_of(index);
+    const int cols = layout.cols_of(index);
+    const T* item = a + layout.offset_of(index);
     T norm{};
     for (int first_row = 0; first_row < rows; first_row += subwarp_size) {
         T row_sums[subwarp_size];
@@ -199,9 +203,9 @@ __global__ void __launch_bounds__(default_block_size)
     if (index >= layout.num_items) {
         return;
     }
-    const int rows = layout.rows[index];
-    const int cols = layout.cols[index];
-    const T* item = a + layout.offsets[index];
+    const int rows = layout.rows_of(index);
+    const int cols = layout.cols_of(index);
+    const T* item = a + layout.offset_of(index);
     const T* item_b = b + b_offsets[index];
     T* item_x = x + x_offsets[index];
     for (int r = warp::rank<subwarp_size>(); r < rows; r += subwarp_size) {

@@ -11,6 +11,9 @@
 //   thread picks up its row. The tile is used again to apply the permutation at write-back. We do not
 //   invert the transpose (paper 002's trick) because that pivots on columns of A, which would change
 //   which step reports a singular item compared with the reference's row pivoting.
+// - The pivot row is broadcast through shared memory (the pivot thread stores it, the sub-warp reads it
+//   16 bytes at a time), not by shuffles: half the instructions on the pipe both share (issue 3 notes,
+//   benchmark/results/batch_tuning_notes.md).
 // - Implicit row pivoting: rows never move; each thread remembers the step at which its row was the
 //   pivot, and the permutation is applied when writing back.
 // - The pivot row is kept UNSCALED: every other row does one fused multiply-add per element with the
@@ -82,30 +85,53 @@ __device__ __forceinline__ T load_rows(const T* item, int n, StagingTile<subwarp
                                        GaussJordanRow<subwarp_size, T>& row)
 {
     const int lane = warp::rank<subwarp_size>();
-    if (lane < n) {
-        for (int r = 0; r < n; ++r) {
-            tile[r][lane] = item[r * n + lane];
-        }
+    // Every load of the item is issued before the first one is used: a loop bounded by the run-time n
+    // keeps one load per thread in flight, far too few to cover the memory latency. The whole p x p
+    // tile is written (zeros outside the item), so the rows are picked up without a test.
+    T column[subwarp_size];
+#pragma unroll
+    for (int r = 0; r < subwarp_size; ++r) {
+        column[r] = (lane < n && r < n) ? item[r * n + lane] : T{};
+    }
+#pragma unroll
+    for (int r = 0; r < subwarp_size; ++r) {
+        tile[r][lane] = column[r];
     }
     __syncthreads();
     T row_sum{};
 #pragma unroll
     for (int j = 0; j < subwarp_size; ++j) {
-        row.values[j] = (lane < n && j < n) ? tile[lane][j] : T{};
+        row.values[j] = tile[lane][j];
         row_sum += magnitude(row.values[j]);
     }
     __syncthreads();
     return row_sum;
 }
 
+/// Two pivot rows per sub-warp in shared memory (step k uses rows[k % 2], so one sub-warp barrier per
+/// step suffices), aligned for 16-byte accesses.
+template <int subwarp_size, typename T>
+struct PivotRowBuffer {
+    static constexpr int vector_width =
+        sizeof(T) * subwarp_size >= 16 ? static_cast<int>(16 / sizeof(T)) : 1;
+    struct alignas(sizeof(T) * vector_width) Vector {
+        T values[vector_width];
+    };
+    Vector rows[2][subwarp_size / vector_width];
+};
+
 /**
  * In-place Gauss-Jordan elimination of the item held by the sub-warp (one row per thread, rows >= n are
  * padding). Returns info: 0, or the 1-based step whose pivot p had !(|p| > tiny_bound), at which the
- * elimination stopped. The result is identical on all lanes of the sub-warp.
+ * elimination stopped. The result is identical on all lanes of the sub-warp. `buffer` is this
+ * sub-warp's pivot-row buffer.
  */
 template <int subwarp_size, typename T>
-__device__ __forceinline__ int eliminate(int n, T tiny_bound, GaussJordanRow<subwarp_size, T>& row)
+__device__ __forceinline__ int eliminate(int n, T tiny_bound, GaussJordanRow<subwarp_size, T>& row,
+                                         PivotRowBuffer<subwarp_size, T>& buffer)
 {
+    using Buffer = PivotRowBuffer<subwarp_size, T>;
+    constexpr int width = Buffer::vector_width;
     const int lane = warp::rank<subwarp_size>();
     int info = 0;
     // The loops have no early exit (a break or return would keep clang from unrolling them, and a
@@ -117,25 +143,44 @@ __device__ __forceinline__ int eliminate(int n, T tiny_bound, GaussJordanRow<sub
             const bool candidate = lane < n && row.pivot_step < 0;
             const int pivot_rank = rank_of_pivot_key(warp::all_reduce_max<subwarp_size>(
                 pivot_key(row.values[k], lane, candidate)));
-            const T pivot = warp::broadcast<subwarp_size>(row.values[k], pivot_rank);
+            const bool is_pivot_row = lane == pivot_rank;
+            // The pivot row reaches the other rows through shared memory, 16 bytes per load: on the
+            // H100 that halved the time at n = 32 compared with one shuffle per entry (two per
+            // double), because shuffles and shared-memory accesses share one pipe.
+            auto& pivot_row = buffer.rows[k % 2];
+            if (is_pivot_row) {
+#pragma unroll
+                for (int c = 0; c < subwarp_size / width; ++c) {
+#pragma unroll
+                    for (int w = 0; w < width; ++w) {
+                        pivot_row[c].values[w] = row.values[c * width + w];
+                    }
+                }
+            }
+            subwarp_sync<subwarp_size>();
+            const T pivot = pivot_row[k / width].values[k % width];
             if (!(magnitude(pivot) > tiny_bound)) {
                 info = k + 1;
             } else {
-                const bool is_pivot_row = lane == pivot_rank;
                 const T multiplier = is_pivot_row ? T{} : row.values[k] / pivot;
                 if (is_pivot_row) {
                     row.pivot_step = k;
                     row.pivot = pivot;
                 }
 #pragma unroll
-                for (int j = 0; j < subwarp_size; ++j) {
+                for (int c = 0; c < subwarp_size / width; ++c) {
                     // Columns past n are zero padding, skipped in groups of four: (j & ~3) < n is the
                     // same test for the four columns of a group, so it is evaluated once per group (a
-                    // padded column would only cost its shuffle, never change a result).
-                    if ((j & ~3) < n && j != k) {
-                        const T pivot_row_entry =
-                            warp::broadcast<subwarp_size>(row.values[j], pivot_rank);
-                        row.values[j] = fma(-multiplier, pivot_row_entry, row.values[j]);
+                    // padded column would only cost its load, never change a result).
+                    if (((c * width) & ~3) < n) {
+                        const auto entries = pivot_row[c];
+#pragma unroll
+                        for (int w = 0; w < width; ++w) {
+                            const int j = c * width + w;
+                            if (j != k) {
+                                row.values[j] = fma(-multiplier, entries.values[w], row.values[j]);
+                            }
+                        }
                     }
                 }
                 row.values[k] = is_pivot_row ? T{1} : -multiplier;
@@ -181,8 +226,11 @@ __device__ __forceinline__ void store_inverse(T* inverse, int n, bool write,
     __syncthreads();
     if (active) {
         // This thread's row was the pivot of step pivot_step, so tile column pivot_step is column `lane`.
-        for (int r = 0; r < n; ++r) {
-            inverse[r * n + lane] = tile[r][row.pivot_step];
+#pragma unroll
+        for (int r = 0; r < subwarp_size; ++r) {
+            if (r < n) {
+                inverse[r * n + lane] = tile[r][row.pivot_step];
+            }
         }
     }
 }

@@ -52,20 +52,52 @@ void dispatch_item_subwarp_size(std::int64_t n, Function&& function)
         std::forward<Function>(function));
 }
 
-/// Where a batch's items are: the executor copies of its layout (see batch::ItemLayout).
+/**
+ * Where a batch's items are: the executor copies of its layout (see batch::ItemLayout). For a uniform
+ * batch, `uniform_rows` x `uniform_cols` is the common item size and the accessors compute sizes and
+ * offsets instead of reading them, which saves 24 bytes of index traffic per item (more than the item
+ * itself for 1 x 1 items); for a variable batch both are 0.
+ */
 struct LayoutView {
     const std::int32_t* rows;
     const std::int32_t* cols;
     const std::int64_t* offsets;
     const std::int64_t* row_offsets;
     std::int64_t num_items;
+    std::int32_t uniform_rows;
+    std::int32_t uniform_cols;
+
+    __device__ __forceinline__ int rows_of(std::int64_t item) const
+    {
+        return uniform_rows > 0 ? uniform_rows : rows[item];
+    }
+    __device__ __forceinline__ int cols_of(std::int64_t item) const
+    {
+        return uniform_rows > 0 ? uniform_cols : cols[item];
+    }
+    __device__ __forceinline__ std::int64_t offset_of(std::int64_t item) const
+    {
+        return uniform_rows > 0 ? item * uniform_rows * uniform_cols : offsets[item];
+    }
+    __device__ __forceinline__ std::int64_t row_offset_of(std::int64_t item) const
+    {
+        return uniform_rows > 0 ? item * uniform_rows : row_offsets[item];
+    }
 };
 
 template <typename LayoutType>
 LayoutView view_of(const LayoutType& layout)
 {
-    return {layout.get_const_rows(), layout.get_const_cols(), layout.get_const_offsets(),
-            layout.get_const_row_offsets(), static_cast<std::int64_t>(layout.get_num_items())};
+    const auto num_items = static_cast<std::int64_t>(layout.get_num_items());
+    const bool uniform = num_items > 0 && layout.is_uniform();
+    const auto size = layout.get_max_size();
+    return {layout.get_const_rows(),
+            layout.get_const_cols(),
+            layout.get_const_offsets(),
+            layout.get_const_row_offsets(),
+            num_items,
+            uniform ? static_cast<std::int32_t>(size.rows) : 0,
+            uniform ? static_cast<std::int32_t>(size.cols) : 0};
 }
 
 /**
@@ -86,8 +118,22 @@ __device__ __forceinline__ SquareItem square_item_of_subwarp(const LayoutView& l
     if (index >= layout.num_items) {
         return {index, 0, 0};
     }
-    const int size = layout.rows[index];
-    return {index, layout.offsets[index], size <= subwarp_size ? size : 0};
+    const int size = layout.rows_of(index);
+    return {index, layout.offset_of(index), size <= subwarp_size ? size : 0};
+}
+
+/// Orders the shared-memory accesses of one sub-warp (a barrier of its lanes only).
+template <int subwarp_size>
+__device__ __forceinline__ void subwarp_sync()
+{
+#if defined(__HIP__)
+    // A wavefront runs in lockstep; the fences keep the compiler and the memory model from reordering.
+    __builtin_amdgcn_fence(__ATOMIC_RELEASE, "wavefront");
+    __builtin_amdgcn_wave_barrier();
+    __builtin_amdgcn_fence(__ATOMIC_ACQUIRE, "wavefront");
+#else
+    __syncwarp(warp::member_mask<subwarp_size>());
+#endif
 }
 
 /// The tiny-pivot bound of the info contract: a pivot p fails if !(|p| > n * eps * ||A||_inf).

@@ -71,8 +71,19 @@ public:
         return row_offsets_.get_const_data();
     }
 
-    /// True if both layouts describe the same item sizes.
-    bool same_sizes(const ItemLayout& other) const { return sizes_ == other.sizes_; }
+    /// True if both layouts describe the same item sizes: O(1) when both are uniform, O(num_items)
+    /// otherwise.
+    bool same_sizes(const ItemLayout& other) const
+    {
+        if (this == &other) {
+            return true;
+        }
+        if (uniform_ && other.uniform_) {
+            return sizes_.size() == other.sizes_.size() &&
+                   (sizes_.empty() || sizes_.front() == other.sizes_.front());
+        }
+        return sizes_ == other.sizes_;
+    }
 
 private:
     std::shared_ptr<const Executor> exec_;
