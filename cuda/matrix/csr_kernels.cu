@@ -233,9 +233,10 @@ void spmv(const DefaultExecutor& exec, V alpha, const matrix::Csr<V, I>& a,
         case matrix::CsrSpmvAlgorithm::automatic:
         default:
             // The faster one as measured on the H100 (benchmark/results/spmv_h100.md): larch's kernel
-            // up to ~8M nonzeros (2-3x faster than a cuSPARSE call on matrices of 10^4-10^6 nonzeros,
-            // 1.1x at 15M in double), cuSPARSE beyond (1.3-1.9x faster at 70M nonzeros). HIP has only
-            // larch's kernel.
+            // below 2^23 nonzeros (2-3.5x faster than a cuSPARSE call on the real matrices of 2e4-3e5
+            // nonzeros, where the call's fixed cost dominates), cuSPARSE from there on (0.9-1.0x of
+            // larch at 1.5e7-2.4e7 nonzeros in double, 1.05-1.9x faster in float and at 7e7). HIP has
+            // only larch's kernel.
 #if !defined(__HIP__)
             constexpr size_type vendor_min_nonzeros = size_type{1} << 23;
             if (a.get_num_stored_elements() >= vendor_min_nonzeros && cusparse_accepts(a, b, x)) {
