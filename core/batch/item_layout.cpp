@@ -13,7 +13,7 @@ ItemLayout::ItemLayout(std::shared_ptr<const Executor> exec)
 
 ItemLayout::ItemLayout(std::shared_ptr<const Executor> exec, std::vector<dim2> sizes)
     : exec_{exec}, sizes_{std::move(sizes)}, rows_{exec}, cols_{exec}, offsets_{exec},
-      row_offsets_{exec}
+      row_offsets_{exec}, host_class_offsets_(num_size_classes + 1, 0), class_items_{exec}
 {
     constexpr auto max_dim = static_cast<size_type>(std::numeric_limits<std::int32_t>::max());
     const auto num_items = sizes_.size();
@@ -42,6 +42,30 @@ ItemLayout::ItemLayout(std::shared_ptr<const Executor> exec, std::vector<dim2> s
     cols_ = array<std::int32_t>{exec, cols.begin(), cols.end()};
     offsets_ = array<std::int64_t>{exec, host_offsets_.begin(), host_offsets_.end()};
     row_offsets_ = array<std::int64_t>{exec, host_row_offsets_.begin(), host_row_offsets_.end()};
+    group_by_size_class();
+}
+
+void ItemLayout::group_by_size_class()
+{
+    // A counting sort by class: one pass counts, one places; item order is kept within a class.
+    const auto num_items = sizes_.size();
+    std::vector<int> classes(num_items);
+    for (size_type item = 0; item < num_items; ++item) {
+        classes[item] = size_class_of(std::max(sizes_[item].rows, sizes_[item].cols));
+        ++host_class_offsets_[classes[item] + 1];
+    }
+    for (int c = 0; c < num_size_classes; ++c) {
+        host_class_offsets_[c + 1] += host_class_offsets_[c];
+    }
+    if (uniform_) {
+        return;
+    }
+    std::vector<std::int64_t> items(num_items);
+    auto next = host_class_offsets_;
+    for (size_type item = 0; item < num_items; ++item) {
+        items[next[classes[item]]++] = static_cast<std::int64_t>(item);
+    }
+    class_items_ = array<std::int64_t>{exec_, items.begin(), items.end()};
 }
 
 ItemLayout ItemLayout::clone_to(std::shared_ptr<const Executor> exec) const

@@ -1,11 +1,11 @@
 // CUDA/HIP kernels of the variable-size batched dense operations (core/batch/batch_dense_kernels.hpp):
-// thin __global__ functions over the device algorithms of gauss_jordan.cuh, gauss_huard.cuh and
-// large_items.cuh, and the host entries that pick the sub-warp size and launch them.
+// thin __global__ functions over the device algorithms of gauss_jordan.cuh, gauss_huard.cuh,
+// infinity_norm.cuh and large_items.cuh, and the host entries that pick the sub-warp size and launch them.
 //
-// Every square-item operation runs in up to two launches: the register kernel, templated on the
-// sub-warp size p = the smallest power of two >= min(32, largest item), handles every item up to 32 x 32;
-// when the batch also holds larger items, the global-memory kernel of large_items.cuh (one thread per
-// item) handles those.
+// Every square-item operation runs the register kernel once per item size class (for_each_size_class of
+// register_batch.cuh: a uniform batch is one class, a variable one up to six, each on the sub-warp its
+// items need), which handles every item up to 32 x 32; when the batch also holds larger items, the
+// global-memory kernel of large_items.cuh (one thread per item) handles those.
 #include <cstdint>
 #include <limits>
 
@@ -14,6 +14,7 @@
 #include "cuda/base/runtime.hpp"
 #include "cuda/batch/gauss_huard.cuh"
 #include "cuda/batch/gauss_jordan.cuh"
+#include "cuda/batch/infinity_norm.cuh"
 #include "cuda/batch/large_items.cuh"
 #include "cuda/batch/register_batch.cuh"
 #include "cuda/components/launch.cuh"
@@ -154,43 +155,63 @@ __global__ void __launch_bounds__(default_block_size)
     }
 }
 
-template <int subwarp_size, typename T>
+template <int team_size, int row_lanes, int width, typename T>
 __global__ void __launch_bounds__(default_block_size)
     infinity_norm_kernel(LayoutView layout, const T* a, T* norms)
 {
-    // One sub-warp per item (any shape). Lane j reads columns j, j + p, ... of a chunk of p rows, so each
-    // row is read contiguously by the sub-warp; the chunk's p row sums are reduce-scattered (lane r gets
-    // row r of the chunk, p - 1 shuffles in all) and the running maximum is all-reduced at the end.
-    const std::int64_t index = warp::global_subwarp_id<subwarp_size>();
-    if (index >= layout.num_items) {
+    // One team of lanes per item, read as a stream (infinity_norm.cuh).
+    const std::int64_t k = warp::global_subwarp_id<team_size>();
+    if (k >= layout.num_listed) {
         return;
     }
-    const int lane = warp::rank<subwarp_size>();
-    const int rows = layout.rows_of(index);
-    const int cols = layout.cols_of(index);
-    const T* item = a + layout.offset_of(index);
-    T norm{};
-    for (int first_row = 0; first_row < rows; first_row += subwarp_size) {
-        T row_sums[subwarp_size];
-#pragma unroll
-        for (int i = 0; i < subwarp_size; ++i) {
-            row_sums[i] = T{};
-        }
-        for (int c = lane; c < cols; c += subwarp_size) {
-#pragma unroll
-            for (int i = 0; i < subwarp_size; ++i) {
-                if (first_row + i < rows) {
-                    row_sums[i] += magnitude(item[std::int64_t{first_row + i} * cols + c]);
-                }
-            }
-        }
-        warp::reduce_scatter_sum<subwarp_size>(row_sums);
-        norm = row_sums[0] > norm ? row_sums[0] : norm;
-    }
-    norm = warp::all_reduce_max<subwarp_size>(norm);
-    if (lane == 0) {
+    const auto index = layout.listed_item(k);
+    const T norm = team_infinity_norm<team_size, row_lanes, width>(
+        a + layout.offset_of(index), layout.rows_of(index), layout.cols_of(index));
+    if (warp::rank<team_size>() == 0) {
         norms[index] = norm;
     }
+}
+
+template <int team_size, int row_lanes, int width, typename T>
+void launch_infinity_norm(const LayoutView& items, const T* a, T* norms)
+{
+    infinity_norm_kernel<team_size, row_lanes, width, T>
+        <<<num_blocks_for(items.num_listed * team_size), default_block_size>>>(items, a, norms);
+    LARCH_LAUNCH_CHECK("batch_dense::infinity_norm_kernel");
+}
+
+/**
+ * Calls `launch(std::integral_constant<int, team_size>{})` for an infinity-norm team of `row_lanes` lanes
+ * per row over items of `rows` rows: as many lanes (up to 32) as give every lane one load of each of the
+ * kernel's steps in flight, so that no step only shuffles.
+ */
+template <int row_lanes, typename Function>
+void dispatch_norm_team_size(std::int64_t rows, Function&& launch)
+{
+    constexpr std::int64_t steps_in_flight = norm_steps_in_flight;
+    dispatch_item_subwarp_size(
+        std::max<std::int64_t>(row_lanes, (rows * row_lanes + steps_in_flight - 1) / steps_in_flight),
+        [&](auto team_constant) {
+            if constexpr (decltype(team_constant)::value >= row_lanes) {
+                launch(team_constant);
+            }
+        });
+}
+
+/// The norms of a uniform batch whose rows are whole vectors of `width` values: a group of lanes per row
+/// (vectors per row, up to 32), a team of groups per item (dispatch_norm_team_size).
+template <int width, typename T>
+void uniform_infinity_norms(const ::larch::batch::ItemLayout& layout, const T* a, T* norms)
+{
+    const auto size = layout.get_max_size();
+    const auto vectors_per_row = static_cast<std::int64_t>(size.cols) / width;
+    dispatch_item_subwarp_size(vectors_per_row, [&](auto row_lanes_constant) {
+        constexpr int row_lanes = decltype(row_lanes_constant)::value;
+        dispatch_norm_team_size<row_lanes>(size.rows, [&](auto team_constant) {
+            launch_infinity_norm<decltype(team_constant)::value, row_lanes, width>(view_of(layout), a,
+                                                                                  norms);
+        });
+    });
 }
 
 template <int subwarp_size, typename T>
@@ -199,10 +220,11 @@ __global__ void __launch_bounds__(default_block_size)
                  const std::int64_t* x_offsets, T* x, int num_rhs)
 {
     // One sub-warp per item, rows r = lane, lane + p, ... per thread; x_i(r, :) = A_i(r, :) b_i.
-    const std::int64_t index = warp::global_subwarp_id<subwarp_size>();
-    if (index >= layout.num_items) {
+    const std::int64_t k = warp::global_subwarp_id<subwarp_size>();
+    if (k >= layout.num_listed) {
         return;
     }
+    const auto index = layout.listed_item(k);
     const int rows = layout.rows_of(index);
     const int cols = layout.cols_of(index);
     const T* item = a + layout.offset_of(index);
@@ -240,10 +262,10 @@ void run_gauss_jordan(const DefaultExecutor& exec, const ::larch::batch::Dense<T
 {
     const auto layout = view_of(a.get_layout());
     const auto max_size = static_cast<std::int64_t>(a.get_max_item_size().rows);
-    dispatch_item_subwarp_size(max_size, [&](auto subwarp_constant) {
+    for_each_size_class(a.get_layout(), false, [&](auto subwarp_constant, const LayoutView& items) {
         constexpr int p = decltype(subwarp_constant)::value;
-        gauss_jordan_kernel<p, T><<<RegisterPolicy::num_blocks(layout.num_items, p),
-                                    RegisterPolicy::block_size>>>(layout, a.get_const_values(),
+        gauss_jordan_kernel<p, T><<<RegisterPolicy::num_blocks(items.num_listed, p),
+                                    RegisterPolicy::block_size>>>(items, a.get_const_values(),
                                                                   inverse, cond, info);
         LARCH_LAUNCH_CHECK("batch_dense::gauss_jordan_kernel");
     });
@@ -269,11 +291,10 @@ template <typename T>
 void apply(const DefaultExecutor& exec, const ::larch::batch::Dense<T>& a,
            const ::larch::batch::Vector<T>& b, ::larch::batch::Vector<T>& x)
 {
-    const auto layout = view_of(a.get_layout());
-    dispatch_item_subwarp_size(a.get_max_item_size().rows, [&](auto subwarp_constant) {
+    for_each_size_class(a.get_layout(), true, [&](auto subwarp_constant, const LayoutView& items) {
         constexpr int p = decltype(subwarp_constant)::value;
-        apply_kernel<p, T><<<num_blocks_for(layout.num_items * p), default_block_size>>>(
-            layout, a.get_const_values(), b.get_layout().get_const_offsets(), b.get_const_values(),
+        apply_kernel<p, T><<<num_blocks_for(items.num_listed * p), default_block_size>>>(
+            items, a.get_const_values(), b.get_layout().get_const_offsets(), b.get_const_values(),
             x.get_layout().get_const_offsets(), x.get_values(), static_cast<int>(b.get_num_cols()));
         LARCH_LAUNCH_CHECK("batch_dense::apply_kernel");
     });
@@ -300,11 +321,12 @@ void gauss_huard_factorize(const DefaultExecutor& exec, ::larch::batch::Dense<T>
 {
     const auto layout = view_of(factors.get_layout());
     const auto max_size = static_cast<std::int64_t>(factors.get_max_item_size().rows);
-    dispatch_item_subwarp_size(max_size, [&](auto subwarp_constant) {
+    for_each_size_class(factors.get_layout(), false,
+                        [&](auto subwarp_constant, const LayoutView& items) {
         constexpr int p = decltype(subwarp_constant)::value;
-        gauss_huard_factorize_kernel<p, T><<<RegisterPolicy::num_blocks(layout.num_items, p),
+        gauss_huard_factorize_kernel<p, T><<<RegisterPolicy::num_blocks(items.num_listed, p),
                                              RegisterPolicy::block_size>>>(
-            layout, factors.get_values(), pivots, info, transposed_storage);
+            items, factors.get_values(), pivots, info, transposed_storage);
         LARCH_LAUNCH_CHECK("batch_dense::gauss_huard_factorize_kernel");
     });
     if (max_size > max_register_item_size) {
@@ -324,11 +346,12 @@ void gauss_huard_solve(const DefaultExecutor& exec, const ::larch::batch::Dense<
     const auto max_size = static_cast<std::int64_t>(factors.get_max_item_size().rows);
     const auto rhs_offsets = b.get_layout().get_const_offsets();
     const int num_rhs = static_cast<int>(b.get_num_cols());
-    dispatch_item_subwarp_size(max_size, [&](auto subwarp_constant) {
+    for_each_size_class(factors.get_layout(), false,
+                        [&](auto subwarp_constant, const LayoutView& items) {
         constexpr int p = decltype(subwarp_constant)::value;
-        gauss_huard_solve_kernel<p, T><<<RegisterPolicy::num_blocks(layout.num_items, p),
+        gauss_huard_solve_kernel<p, T><<<RegisterPolicy::num_blocks(items.num_listed, p),
                                          RegisterPolicy::block_size>>>(
-            layout, factors.get_const_values(), pivots, transposed_storage, rhs_offsets,
+            items, factors.get_const_values(), pivots, transposed_storage, rhs_offsets,
             b.get_const_values(), x.get_values(), num_rhs);
         LARCH_LAUNCH_CHECK("batch_dense::gauss_huard_solve_kernel");
     });
@@ -346,13 +369,28 @@ template <typename T>
 void compute_infinity_norms(const DefaultExecutor& exec, const ::larch::batch::Dense<T>& a,
                             T* norms)
 {
-    const auto layout = view_of(a.get_layout());
-    dispatch_item_subwarp_size(a.get_max_item_size().cols, [&](auto subwarp_constant) {
-        constexpr int p = decltype(subwarp_constant)::value;
-        infinity_norm_kernel<p, T><<<num_blocks_for(layout.num_items * p), default_block_size>>>(
-            layout, a.get_const_values(), norms);
-        LARCH_LAUNCH_CHECK("batch_dense::infinity_norm_kernel");
-    });
+    // A uniform batch is read as one stream: 16-byte loads where its rows are whole 16-byte vectors
+    // (and its values start on a 16-byte boundary, so every row does). A variable batch runs per size
+    // class, one row at a time per sub-warp, value by value.
+    constexpr int width = 16 % sizeof(T) == 0 ? static_cast<int>(16 / sizeof(T)) : 1;
+    const auto& item_layout = a.get_layout();
+    const auto values = a.get_const_values();
+    if (item_layout.is_uniform()) {
+        if (item_layout.get_max_size().cols % width == 0 &&
+            reinterpret_cast<std::uintptr_t>(values) % 16 == 0) {
+            uniform_infinity_norms<width>(item_layout, values, norms);
+        } else {
+            uniform_infinity_norms<1>(item_layout, values, norms);
+        }
+    } else {
+        for_each_size_class(item_layout, true, [&](auto subwarp_constant, const LayoutView& items) {
+            // Rows of up to p values, up to p of them.
+            constexpr int p = decltype(subwarp_constant)::value;
+            dispatch_norm_team_size<p>(p, [&](auto team_constant) {
+                launch_infinity_norm<decltype(team_constant)::value, p, 1>(items, values, norms);
+            });
+        });
+    }
     (void)exec;
 }
 

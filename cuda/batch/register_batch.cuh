@@ -1,5 +1,5 @@
-// What every register kernel of the batched dense operations shares: the launch policy (sub-warp size
-// from the largest item, block size, grid), the choice of the sub-warp size at run time, and the view of
+// What every register kernel of the batched dense operations shares: the launch policy (one launch per
+// item size class, its sub-warp size, block size, grid), and the view of
 // one item of a batch from the sub-warp that owns it.
 #pragma once
 
@@ -41,8 +41,7 @@ struct RegisterPolicy {
 };
 
 /**
- * Calls `function(std::integral_constant<int, p>{})` with p = the smallest power of two >= min(n, 32):
- * the sub-warp size of the register kernels for a batch whose largest item has order n.
+ * Calls `function(std::integral_constant<int, p>{})` with p = the smallest power of two >= min(n, 32).
  */
 template <typename Function>
 void dispatch_item_subwarp_size(std::int64_t n, Function&& function)
@@ -66,6 +65,15 @@ struct LayoutView {
     std::int64_t num_items;
     std::int32_t uniform_rows;
     std::int32_t uniform_cols;
+    /// The items one launch covers: its sub-warp k < num_listed works on item listed_item(k), which is
+    /// listed_items[k] for one size class of a variable batch, and k itself when listed_items is null.
+    const std::int64_t* listed_items;
+    std::int64_t num_listed;
+
+    __device__ __forceinline__ std::int64_t listed_item(std::int64_t k) const
+    {
+        return listed_items != nullptr ? listed_items[k] : k;
+    }
 
     __device__ __forceinline__ int rows_of(std::int64_t item) const
     {
@@ -97,7 +105,34 @@ LayoutView view_of(const LayoutType& layout)
             layout.get_const_row_offsets(),
             num_items,
             uniform ? static_cast<std::int32_t>(size.rows) : 0,
-            uniform ? static_cast<std::int32_t>(size.cols) : 0};
+            uniform ? static_cast<std::int32_t>(size.cols) : 0,
+            nullptr,
+            num_items};
+}
+
+/**
+ * The one launch policy over item sizes: calls `launch(std::integral_constant<int, p>{}, view)` once per
+ * non-empty size class of the batch (batch::ItemLayout::size_class_of), with p = the class's sub-warp
+ * size (1, 2, 4, ..., 32) and `view` listing the class's items, so that every item runs on the sub-warp
+ * its own size needs, not the largest item's. Items with a dimension above 32 go to a p = 32 launch when
+ * `include_large` (kernels that loop over any item size); otherwise they are left to the large-item
+ * kernels. A uniform batch is one class and its items are not listed.
+ */
+template <typename LayoutType, typename Function>
+void for_each_size_class(const LayoutType& layout, bool include_large, Function&& launch)
+{
+    constexpr int large_class = LayoutType::num_size_classes - 1;
+    const auto all_items = view_of(layout);
+    for (int size_class = 0; size_class < LayoutType::num_size_classes; ++size_class) {
+        auto view = all_items;
+        view.listed_items = layout.get_const_class_items(size_class);
+        view.num_listed = static_cast<std::int64_t>(layout.get_class_size(size_class));
+        if (view.num_listed == 0 || (size_class == large_class && !include_large)) {
+            continue;
+        }
+        dispatch_item_subwarp_size(std::int64_t{1} << std::min(size_class, large_class - 1),
+                                   [&](auto subwarp_constant) { launch(subwarp_constant, view); });
+    }
 }
 
 /**
@@ -114,10 +149,11 @@ struct SquareItem {
 template <int subwarp_size>
 __device__ __forceinline__ SquareItem square_item_of_subwarp(const LayoutView& layout)
 {
-    const std::int64_t index = warp::global_subwarp_id<subwarp_size>();
-    if (index >= layout.num_items) {
-        return {index, 0, 0};
+    const std::int64_t k = warp::global_subwarp_id<subwarp_size>();
+    if (k >= layout.num_listed) {
+        return {k, 0, 0};
     }
+    const auto index = layout.listed_item(k);
     const int size = layout.rows_of(index);
     return {index, layout.offset_of(index), size <= subwarp_size ? size : 0};
 }

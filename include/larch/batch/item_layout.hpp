@@ -19,7 +19,7 @@ namespace batch {
  * entry (r, c) of item i is at offset(i) + r * cols_i + c. Row offsets (prefix sums of the row counts)
  * locate per-row data such as Gauss-Huard pivots. A host copy of every size and offset is kept for
  * validation; the executor copies are what kernels read. Creation costs O(num_items) on the host plus
- * one copy of 24 bytes per item to the executor.
+ * one copy of 24 bytes per item to the executor (32 for a variable layout: its size-class lists).
  */
 class ItemLayout {
 public:
@@ -71,6 +71,33 @@ public:
         return row_offsets_.get_const_data();
     }
 
+    /// Size classes of the register kernels: class c < 6 holds the items whose larger dimension is in
+    /// (2^(c-1), 2^c] (class 0: 1 x 1), class 6 those with a dimension above 32. A kernel launched once
+    /// per class runs each item on a sub-warp of the class's size instead of the largest item's.
+    static constexpr int num_size_classes = 7;
+    /// The class of an item whose larger dimension is `extent` (>= 1).
+    static int size_class_of(size_type extent) noexcept
+    {
+        int size_class = 0;
+        while (size_class + 1 < num_size_classes && (size_type{1} << size_class) < extent) {
+            ++size_class;
+        }
+        return size_class;
+    }
+    /// Number of items of class `size_class`.
+    size_type get_class_size(int size_class) const
+    {
+        return static_cast<size_type>(host_class_offsets_.at(size_class + 1) -
+                                      host_class_offsets_.at(size_class));
+    }
+    /// Executor memory: the indices of the items of class `size_class`, ascending; null for a uniform
+    /// layout (its one class holds every item in order, so kernels need no list).
+    const std::int64_t* get_const_class_items(int size_class) const
+    {
+        return uniform_ ? nullptr
+                        : class_items_.get_const_data() + host_class_offsets_.at(size_class);
+    }
+
     /// True if both layouts describe the same item sizes: O(1) when both are uniform, O(num_items)
     /// otherwise.
     bool same_sizes(const ItemLayout& other) const
@@ -86,6 +113,8 @@ public:
     }
 
 private:
+    void group_by_size_class();
+
     std::shared_ptr<const Executor> exec_;
     std::vector<dim2> sizes_;
     std::vector<std::int64_t> host_offsets_;
@@ -97,6 +126,9 @@ private:
     array<std::int32_t> cols_;
     array<std::int64_t> offsets_;
     array<std::int64_t> row_offsets_;
+    // Items grouped by size class (stable); built for variable layouts only.
+    std::vector<std::int64_t> host_class_offsets_;
+    array<std::int64_t> class_items_;
 };
 
 }  // namespace batch
