@@ -2,6 +2,7 @@
 // transpose, a tiled GEMM, and the conversion to CSR.
 #include <algorithm>
 #include <cstdint>
+#include <limits>
 
 #include "core/matrix/dense_kernels.hpp"
 #include "cuda/base/runtime.hpp"
@@ -189,7 +190,9 @@ __global__ void __launch_bounds__(transpose_tile* transpose_block_rows)
 constexpr int gemm_tile = 16;
 
 /// One 16x16 tile of c per block, one entry per thread; a and b pass through shared memory in 16x16
-/// tiles. Dense GEMM is not a focus of larch: this is the simple textbook kernel.
+/// tiles. Dense GEMM is not a focus of larch: this is the simple textbook kernel. The tiles are
+/// numbered along one grid dimension (row-major over the tiles of c), because either dimension of c
+/// may exceed the 65535 blocks of a grid's second dimension (GMRES updates x, 1 x n, from its basis).
 template <typename T>
 __global__ void __launch_bounds__(gemm_tile* gemm_tile)
     gemm_kernel(index64 m, index64 n, index64 k, T alpha, const T* a, index64 a_stride, const T* b,
@@ -197,8 +200,10 @@ __global__ void __launch_bounds__(gemm_tile* gemm_tile)
 {
     __shared__ T a_tile[gemm_tile][gemm_tile];
     __shared__ T b_tile[gemm_tile][gemm_tile + 1];
-    const index64 row = index64{blockIdx.x} * gemm_tile + threadIdx.y;
-    const index64 col = index64{blockIdx.y} * gemm_tile + threadIdx.x;
+    const index64 tile_cols = ceildiv(n, index64{gemm_tile});
+    const index64 tile = blockIdx.x;
+    const index64 row = (tile / tile_cols) * gemm_tile + threadIdx.y;
+    const index64 col = (tile % tile_cols) * gemm_tile + threadIdx.x;
     T sum{};
     for (index64 offset = 0; offset < k; offset += gemm_tile) {
         const index64 a_col = offset + threadIdx.x;
@@ -375,12 +380,11 @@ void gemm(const DefaultExecutor& exec, T alpha, const matrix::Dense<T>& a,
         }
         return;
     }
-    LARCH_ENSURE(ceildiv(n, gemm_tile) <= 65535, NotSupported,
-                 "dense::gemm: " + std::to_string(n) +
-                     " columns exceed the device kernel's limit of 65535 * 16");
-    const dim3 grid(static_cast<unsigned>(ceildiv(m, gemm_tile)),
-                    static_cast<unsigned>(ceildiv(n, gemm_tile)));
-    gemm_kernel<<<grid, dim3(gemm_tile, gemm_tile)>>>(
+    const index64 num_tiles = ceildiv(m, index64{gemm_tile}) * ceildiv(n, index64{gemm_tile});
+    LARCH_ENSURE(num_tiles <= std::numeric_limits<std::int32_t>::max(), NotSupported,
+                 "dense::gemm: the " + std::to_string(m) + "x" + std::to_string(n) +
+                     " result has more 16x16 tiles than a grid can hold");
+    gemm_kernel<<<static_cast<unsigned>(num_tiles), dim3(gemm_tile, gemm_tile)>>>(
         m, n, k, alpha, a.get_const_values(), a.get_stride(), b.get_const_values(), b.get_stride(),
         beta, c.get_values(), c.get_stride());
     LARCH_LAUNCH_CHECK("dense::gemm");

@@ -160,6 +160,29 @@ TEST_P(DenseOnEveryExecutor, GemmGivesExactValuesAndIgnoresNaNWhenBetaIsZero)
     check_gemm<double>(exec);
 }
 
+TEST_P(DenseOnEveryExecutor, GemmHandlesMoreColumnsThanAGridDimensionHolds)
+{
+    // GMRES updates x (1 x n) from its basis; n = 2^21 columns are 131,072 tiles of 16, more than the
+    // 65,535 blocks of a CUDA grid's second dimension. Small integers keep the products exact.
+    LARCH_EXECUTOR_OR_SKIP(exec, GetParam());
+    const size_type n = size_type{1} << 21;
+    auto a = Dense<double>::create(exec, {{2.0, 3.0}});
+    std::vector<double> b_values(2 * n);
+    for (size_type j = 0; j < n; ++j) {
+        b_values[j] = static_cast<double>(j % 7);
+        b_values[n + j] = static_cast<double>(j % 5);
+    }
+    auto b = Dense<double>::create(
+        exec, dim2{2, n}, larch::array<double>{exec, b_values.begin(), b_values.end()}, n);
+    auto c = Dense<double>::create(exec, dim2{1, n});
+    a->apply(b, c);
+    const auto result = c->copy_to_host();
+    for (size_type j = 0; j < n; ++j) {
+        ASSERT_EQ(result[j], 2.0 * static_cast<double>(j % 7) + 3.0 * static_cast<double>(j % 5))
+            << "column " << j;
+    }
+}
+
 TEST_P(DenseOnEveryExecutor, HandlesEmptyAndOneByOneMatrices)
 {
     LARCH_EXECUTOR_OR_SKIP(exec, GetParam());
