@@ -134,6 +134,12 @@ nlohmann::json solver_description(const Settings& settings)
 
 int main(int argc, char** argv)
 {
+    for (int i = 1; i < argc; ++i) {
+        if (std::string{argv[i]} == "--help" || std::string{argv[i]} == "-h") {
+            std::cout << usage;
+            return 0;
+        }
+    }
     try {
         const auto settings = parse_arguments(argc, argv);
         auto exec = make_executor(settings.executor);
