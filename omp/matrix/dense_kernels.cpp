@@ -1,6 +1,8 @@
 // OpenMP kernels of matrix::Dense: element-wise operations in parallel over rows, reductions in parallel
-// over the rows of one column at a time.
+// over the rows of one column at a time, in a fixed order (the same result on any number of threads).
 #include "core/matrix/dense_kernels.hpp"
+
+#include "omp/components/fixed_order_sum.hpp"
 
 #include <algorithm>
 #include <cmath>
@@ -86,13 +88,10 @@ void compute_dot(const DefaultExecutor&, const matrix::Dense<T>& a, const matrix
 {
     const auto rows = static_cast<std::ptrdiff_t>(a.get_size().rows);
     for (size_type col = 0; col < a.get_size().cols; ++col) {
-        T sum{};
-#pragma omp parallel for reduction(+ : sum)
-        for (std::ptrdiff_t row = 0; row < rows; ++row) {
-            sum += a.get_const_values()[row * a.get_stride() + col] *
+        result.get_data()[col] = components::fixed_order_sum<T>(rows, [&](std::ptrdiff_t row) {
+            return a.get_const_values()[row * a.get_stride() + col] *
                    b.get_const_values()[row * b.get_stride() + col];
-        }
-        result.get_data()[col] = sum;
+        });
     }
 }
 
@@ -120,12 +119,10 @@ void compute_norm2(const DefaultExecutor&, const matrix::Dense<T>& a, array<T>& 
             result.get_data()[col] = scale;
             continue;
         }
-        T sum_of_squares{};
-#pragma omp parallel for reduction(+ : sum_of_squares)
-        for (std::ptrdiff_t row = 0; row < rows; ++row) {
+        const auto sum_of_squares = components::fixed_order_sum<T>(rows, [&](std::ptrdiff_t row) {
             const auto ratio = values[row * stride + col] / scale;
-            sum_of_squares += ratio * ratio;
-        }
+            return ratio * ratio;
+        });
         result.get_data()[col] = scale * std::sqrt(sum_of_squares);
     }
 }
