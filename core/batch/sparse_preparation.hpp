@@ -1,0 +1,179 @@
+// Host-side steps shared by batch::Csr, batch::Coo and batch::Ell: validating and normalizing the items
+// of a new batch, detecting a shared pattern, checking the operands of the scaled apply, and expanding
+// items to batch::Dense. Everything here runs in core before any kernel (kernels assume valid input).
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include "larch/base/exception.hpp"
+#include "larch/base/matrix_data.hpp"
+#include "larch/batch/batch_lin_op.hpp"
+#include "larch/batch/dense.hpp"
+#include "larch/batch/sparse_layout.hpp"
+
+namespace larch {
+namespace batch {
+namespace detail {
+
+/// Items sorted row-major with duplicates summed, their sizes and nonzero counts, and whether all of
+/// them have one pattern.
+template <typename V, typename I>
+struct PreparedItems {
+    std::vector<matrix_data<V, I>> items;
+    std::vector<dim2> sizes;
+    std::vector<size_type> nonzeros;
+    bool shared_pattern = false;
+};
+
+/// The first entry (in row-major order) where the patterns of `a` and `b` differ, or -1 if none.
+template <typename V, typename I>
+std::int64_t first_pattern_difference(const matrix_data<V, I>& a, const matrix_data<V, I>& b)
+{
+    const auto common = std::min(a.entries.size(), b.entries.size());
+    for (size_type k = 0; k < common; ++k) {
+        if (a.entries[k].row != b.entries[k].row || a.entries[k].col != b.entries[k].col) {
+            return static_cast<std::int64_t>(k);
+        }
+    }
+    return a.entries.size() == b.entries.size() && a.size == b.size
+               ? -1
+               : static_cast<std::int64_t>(common);
+}
+
+/// Validates every item (BadInput naming `context`, the item and the entry), sorts and sums duplicates,
+/// and decides the pattern sharing (BadInput naming the first differing item and entry when a shared
+/// pattern was declared but does not hold).
+template <typename V, typename I>
+PreparedItems<V, I> prepare_items(const std::vector<matrix_data<V, I>>& items,
+                                  PatternSharing sharing, const std::string& context)
+{
+    PreparedItems<V, I> prepared;
+    prepared.items = items;
+    for (size_type item = 0; item < items.size(); ++item) {
+        auto& data = prepared.items[item];
+        const auto item_context = context + ": item " + std::to_string(item);
+        LARCH_ENSURE(data.size.rows > 0 && data.size.cols > 0, BadInput,
+                     item_context + " is " + to_string(data.size) +
+                         "; every item needs at least one row and one column");
+        data.validate(item_context);
+        data.sum_duplicates();
+        prepared.sizes.push_back(data.size);
+        prepared.nonzeros.push_back(data.entries.size());
+    }
+    if (sharing == PatternSharing::per_item || items.empty()) {
+        return prepared;
+    }
+    for (size_type item = 1; item < items.size(); ++item) {
+        const auto difference = first_pattern_difference(prepared.items[0], prepared.items[item]);
+        if (difference < 0) {
+            continue;
+        }
+        if (sharing == PatternSharing::shared) {
+            LARCH_THROW(BadInput, context + ": a shared pattern was declared but item " +
+                                      std::to_string(item) + " (" +
+                                      to_string(prepared.items[item].size) + ", " +
+                                      std::to_string(prepared.nonzeros[item]) +
+                                      " nonzeros) differs from item 0 (" +
+                                      to_string(prepared.items[0].size) + ", " +
+                                      std::to_string(prepared.nonzeros[0]) +
+                                      " nonzeros) at its nonzero " + std::to_string(difference));
+        }
+        return prepared;
+    }
+    prepared.shared_pattern = true;
+    return prepared;
+}
+
+/**
+ * Throws as BatchLinOp::apply does for x_i = alpha A_i b_i + beta x_i: item counts, column counts,
+ * per-item sizes (naming the item) and executors. Kept beside the sparse formats because BatchLinOp has
+ * only the unscaled apply; both checks must stay the same.
+ */
+template <typename T>
+void ensure_apply_operands(const BatchLinOp<T>& a, const Vector<T>& b, const Vector<T>& x)
+{
+    const auto name = a.get_type_name() + "::apply";
+    const auto num_items = a.get_num_items();
+    if (b.get_num_items() != num_items || x.get_num_items() != num_items) {
+        LARCH_THROW(DimensionMismatch, name + ": the operator has " + std::to_string(num_items) +
+                                           " items but b has " +
+                                           std::to_string(b.get_num_items()) + " and x has " +
+                                           std::to_string(x.get_num_items()));
+    }
+    if (x.get_num_cols() != b.get_num_cols()) {
+        LARCH_THROW(DimensionMismatch, name + ": b has " + std::to_string(b.get_num_cols()) +
+                                           " columns but x has " +
+                                           std::to_string(x.get_num_cols()));
+    }
+    LARCH_ENSURE(&b != &x, NotSupported, name + ": x must not be the same object as b");
+    for (size_type item = 0; item < num_items; ++item) {
+        const auto size = a.get_item_size(item);
+        const auto b_rows = b.get_item_size(item).rows;
+        const auto x_rows = x.get_item_size(item).rows;
+        if (b_rows != size.cols || x_rows != size.rows) {
+            LARCH_THROW(DimensionMismatch,
+                        name + ": item " + std::to_string(item) + " of the operator is " +
+                            to_string(size) + " but b has " + std::to_string(b_rows) +
+                            " rows and x has " + std::to_string(x_rows) + " (expected " +
+                            std::to_string(size.cols) + " and " + std::to_string(size.rows) + ")");
+        }
+    }
+    for (const Vector<T>* operand : {&b, &x}) {
+        if (!a.get_executor()->memory_accessible(*operand->get_executor())) {
+            LARCH_THROW(NotSupported, name + ": operand on executor " +
+                                          operand->get_executor()->get_name() +
+                                          " but the operator lives on " +
+                                          a.get_executor()->get_name() +
+                                          "; copy it there first (clone_to)");
+        }
+    }
+}
+
+/// The items as one batch::Dense on `exec` (row-major, zeros filled in).
+template <typename V, typename I>
+std::unique_ptr<Dense<V>> items_to_dense(std::shared_ptr<const Executor> exec,
+                                         const std::vector<matrix_data<V, I>>& items)
+{
+    std::vector<dim2> sizes;
+    size_type total = 0;
+    for (const auto& data : items) {
+        sizes.push_back(data.size);
+        total += data.size.rows * data.size.cols;
+    }
+    std::vector<V> values(total, V{});
+    size_type offset = 0;
+    for (const auto& data : items) {
+        for (const auto& e : data.entries) {
+            values[offset + static_cast<size_type>(e.row) * data.size.cols +
+                   static_cast<size_type>(e.col)] += e.value;
+        }
+        offset += data.size.rows * data.size.cols;
+    }
+    return Dense<V>::create(std::move(exec), std::move(sizes), values);
+}
+
+/// Elements [begin, end) of `source` copied to a host vector.
+template <typename T>
+std::vector<T> copy_range_to_host(const array<T>& source, std::int64_t begin, std::int64_t end)
+{
+    std::vector<T> host(static_cast<size_type>(end - begin));
+    if (!host.empty()) {
+        const auto& exec = source.get_executor();
+        exec->get_host()->copy_from(*exec, host.size() * sizeof(T), source.get_const_data() + begin,
+                                    host.data());
+    }
+    return host;
+}
+
+/// BadInput naming `operation` unless `item` < `num_items`.
+inline void ensure_item_in_range(const std::string& operation, size_type item, size_type num_items)
+{
+    LARCH_ENSURE(item < num_items, BadInput,
+                 operation + ": item " + std::to_string(item) + " out of range (" +
+                     std::to_string(num_items) + " items)");
+}
+
+}  // namespace detail
+}  // namespace batch
+}  // namespace larch

@@ -1,0 +1,368 @@
+// CUDA/HIP kernels of the batched sparse matrices (core/batch/batch_sparse_kernels.hpp, paper 004): one
+// thread block per item. The item's b_i is staged in shared memory when the largest b_i of the batch fits
+// (max cols * num_rhs values within the block's shared memory); otherwise every kernel reads b_i from
+// global memory, where the item's few KB stay in L1/L2 anyway (the "global-memory path": same kernels,
+// only the pointer differs, so both paths are always in sync).
+//
+// Kernels and their thread mappings:
+// - CSR rows (scalar, vector, smart): one sub-warp of p lanes per row, lanes stride over the row, a
+//   sub-warp all-reduce sums it; scalar is p = 1, vector p = 32, smart picks p per item, the power of
+//   two >= the item's average nonzeros per row (capped at 32).
+// - CSR balanced and COO: each 32-lane group of the block owns an equal share of the item's nonzeros;
+//   per chunk of 32 nonzeros a segmented warp scan keyed by the row sums the products of each row run
+//   and the run's last lane adds it atomically to x (first scaled by beta). Balanced finds each
+//   nonzero's row by walking the row pointers from the group's precomputed start row; COO reads it.
+// - ELL: one thread per row, slots read column-major (coalesced across the rows of the block).
+#include <cstdint>
+
+#include "core/batch/batch_sparse_kernels.hpp"
+#include "core/components/instantiation.hpp"
+#include "cuda/base/runtime.hpp"
+#include "cuda/components/atomic.cuh"
+#include "cuda/components/launch.cuh"
+#include "cuda/components/warp.cuh"
+
+namespace larch {
+namespace kernels {
+namespace LARCH_DEVICE_NAMESPACE {
+namespace batch_sparse {
+
+/// Launch policy of every batched sparse kernel: one block of 256 threads per item, i.e. 8 groups of
+/// 32 lanes (batch::Csr::balanced_segments nonzero segments, one per group).
+struct SparsePolicy {
+    static constexpr int block_size = 256;
+    static constexpr int group_size = 32;
+    static constexpr int num_groups = block_size / group_size;
+    static_assert(num_groups == ::larch::batch::Csr<double>::balanced_segments,
+                  "the balanced kernel needs one precomputed segment per 32-lane group");
+
+    /// Shared memory for b_i of every item, or 0 (global-memory path) when the largest does not fit.
+    template <typename T>
+    static std::size_t staging_bytes(const DefaultExecutor& exec, const ::larch::batch::SparseLayout& layout,
+                                     size_type num_rhs)
+    {
+        const auto bytes = layout.get_max_size().cols * num_rhs * sizeof(T);
+        return bytes <= exec.get_shared_memory_per_block() ? bytes : 0;
+    }
+};
+
+/// The operands of x_i = alpha A_i b_i + beta x_i as kernels see them.
+template <typename T>
+struct Operands {
+    T alpha;
+    T beta;
+    const T* b;
+    const std::int64_t* b_offsets;
+    T* x;
+    const std::int64_t* x_offsets;
+    int num_rhs;
+    bool staged;
+
+    __device__ T* item_x(std::int64_t item) const { return x + x_offsets[item]; }
+
+    /// alpha * product + beta * old without reading x when beta is 0.
+    __device__ T scale(T product, const T* old) const
+    {
+        return beta == T{} ? alpha * product : alpha * product + beta * *old;
+    }
+};
+
+template <typename T>
+Operands<T> operands_of(T alpha, const ::larch::batch::Vector<T>& b, T beta,
+                        ::larch::batch::Vector<T>& x, std::size_t staging_bytes)
+{
+    return {alpha, beta, b.get_const_values(), b.get_layout().get_const_offsets(), x.get_values(),
+            x.get_layout().get_const_offsets(), static_cast<int>(b.get_num_cols()),
+            staging_bytes > 0};
+}
+
+/// b_i of `item` (cols x num_rhs values): copied into the block's shared memory on the staged path,
+/// the global array otherwise. Every thread of the block calls it (it synchronizes the block).
+template <typename T>
+__device__ const T* load_item_b(const Operands<T>& op, std::int64_t item, int cols)
+{
+    extern __shared__ __align__(16) unsigned char staging_storage[];
+    const T* item_b = op.b + op.b_offsets[item];
+    if (!op.staged) {
+        return item_b;
+    }
+    auto staged = reinterpret_cast<T*>(staging_storage);
+    const int count = cols * op.num_rhs;
+    for (int e = threadIdx.x; e < count; e += blockDim.x) {
+        staged[e] = item_b[e];
+    }
+    __syncthreads();
+    return staged;
+}
+
+/// Where item `item`'s arrays start (shared patterns are stored once, at offset 0).
+struct ItemOffsets {
+    int rows;
+    int cols;
+    std::int64_t values;
+    std::int64_t pattern;
+};
+
+__device__ __forceinline__ ItemOffsets item_offsets(const std::int32_t* rows, const std::int32_t* cols,
+                                                    const std::int64_t* stored_offsets,
+                                                    bool shared_pattern, std::int64_t item)
+{
+    const auto values = stored_offsets[item];
+    return {rows[item], cols[item], values, shared_pattern ? 0 : values};
+}
+
+/// Rows of one CSR item, one sub-warp of `subwarp_size` lanes per row.
+template <int subwarp_size, typename T, typename I>
+__device__ void csr_subwarp_rows(int rows, const T* values, const I* col_idxs, const I* row_ptrs,
+                                 const T* item_b, const Operands<T>& op, T* item_x)
+{
+    const int lane = warp::rank<subwarp_size>();
+    const int num_subwarps = blockDim.x / subwarp_size;
+    for (int row = warp::subwarp_id_in_block<subwarp_size>(); row < rows; row += num_subwarps) {
+        const I begin = row_ptrs[row];
+        const I end = row_ptrs[row + 1];
+        for (int rhs = 0; rhs < op.num_rhs; ++rhs) {
+            T sum{};
+            for (I nz = begin + lane; nz < end; nz += subwarp_size) {
+                sum = fma(values[nz], item_b[col_idxs[nz] * op.num_rhs + rhs], sum);
+            }
+            sum = warp::all_reduce_sum<subwarp_size>(sum);
+            if (lane == 0) {
+                T* out = item_x + std::int64_t{row} * op.num_rhs + rhs;
+                *out = op.scale(sum, out);
+            }
+        }
+    }
+}
+
+/// The CSR row kernels; `subwarp_size` 0 means smart: the sub-warp size is chosen per item.
+template <int subwarp_size, typename T, typename I>
+__global__ void __launch_bounds__(SparsePolicy::block_size)
+    csr_rows_kernel(const std::int32_t* rows, const std::int32_t* cols,
+                    const std::int64_t* stored_offsets, const std::int64_t* row_offsets,
+                    bool shared_pattern, const T* values, const I* col_idxs, const I* row_ptrs,
+                    Operands<T> op)
+{
+    // One block per item, one sub-warp per row.
+    const std::int64_t item = blockIdx.x;
+    const auto at = item_offsets(rows, cols, stored_offsets, shared_pattern, item);
+    const T* item_b = load_item_b(op, item, at.cols);
+    const I* item_row_ptrs = row_ptrs + (shared_pattern ? 0 : row_offsets[item] + item);
+    const T* item_values = values + at.values;
+    const I* item_cols = col_idxs + at.pattern;
+    T* item_x = op.item_x(item);
+    if constexpr (subwarp_size > 0) {
+        csr_subwarp_rows<subwarp_size>(at.rows, item_values, item_cols, item_row_ptrs, item_b, op,
+                                       item_x);
+    } else {
+        // Smart: the power of two >= the average row length, so that a typical row keeps every
+        // lane of its sub-warp busy for one step; the same for the whole block, so no divergence.
+        const int nnz = static_cast<int>(item_row_ptrs[at.rows] - item_row_ptrs[0]);
+        const int mean_row_nnz = (nnz + at.rows - 1) / at.rows;
+        if (mean_row_nnz <= 1) {
+            csr_subwarp_rows<1>(at.rows, item_values, item_cols, item_row_ptrs, item_b, op, item_x);
+        } else if (mean_row_nnz <= 2) {
+            csr_subwarp_rows<2>(at.rows, item_values, item_cols, item_row_ptrs, item_b, op, item_x);
+        } else if (mean_row_nnz <= 4) {
+            csr_subwarp_rows<4>(at.rows, item_values, item_cols, item_row_ptrs, item_b, op, item_x);
+        } else if (mean_row_nnz <= 8) {
+            csr_subwarp_rows<8>(at.rows, item_values, item_cols, item_row_ptrs, item_b, op, item_x);
+        } else if (mean_row_nnz <= 16) {
+            csr_subwarp_rows<16>(at.rows, item_values, item_cols, item_row_ptrs, item_b, op, item_x);
+        } else {
+            csr_subwarp_rows<32>(at.rows, item_values, item_cols, item_row_ptrs, item_b, op, item_x);
+        }
+    }
+}
+
+/// x_i = beta x_i (0 when beta is 0) by the whole block, before the atomic kernels add to it.
+template <typename T>
+__device__ void scale_item_x(int rows, const Operands<T>& op, T* item_x)
+{
+    const int count = rows * op.num_rhs;
+    for (int e = threadIdx.x; e < count; e += blockDim.x) {
+        item_x[e] = op.beta == T{} ? T{} : op.beta * item_x[e];
+    }
+    __syncthreads();
+}
+
+/**
+ * This 32-lane group's share of an item's nonzeros, [g * nnz / G, (g + 1) * nnz / G), in chunks of 32:
+ * lane l takes nonzero chunk + l, its row from `row_of` (called with increasing nonzeros), a segmented
+ * scan keyed by the row sums each run of equal rows, and the run's last lane adds alpha * sum to x.
+ * Lanes past the end carry key -1 and product 0, so they form their own run that writes nothing.
+ */
+template <typename T, typename I, typename RowOf>
+__device__ void accumulate_row_runs(int nnz, const T* values, const I* col_idxs, RowOf&& row_of,
+                                    const T* item_b, const Operands<T>& op, T* item_x)
+{
+    constexpr int group = SparsePolicy::group_size;
+    const int lane = warp::rank<group>();
+    const int group_id = warp::subwarp_id_in_block<group>();
+    const int begin = static_cast<int>(std::int64_t{group_id} * nnz / SparsePolicy::num_groups);
+    const int end = static_cast<int>(std::int64_t{group_id + 1} * nnz / SparsePolicy::num_groups);
+    for (int chunk = begin; chunk < end; chunk += group) {
+        const int nz = chunk + lane;
+        const bool active = nz < end;
+        const int row = active ? static_cast<int>(row_of(nz)) : -1;
+        const int next_row = warp::shuffle_down<group>(row, 1);
+        const bool last_of_run = lane == group - 1 || next_row != row;
+        for (int rhs = 0; rhs < op.num_rhs; ++rhs) {
+            const T product = active ? values[nz] * item_b[col_idxs[nz] * op.num_rhs + rhs] : T{};
+            const T run_sum = warp::segmented_inclusive_scan<group>(product, row, warp::Sum{});
+            if (active && last_of_run) {
+                atomic_add(item_x + std::int64_t{row} * op.num_rhs + rhs, op.alpha * run_sum);
+            }
+        }
+    }
+}
+
+/// The row of nonzero `nz` of a CSR item by walking its row pointers forward from the group's start
+/// row (the calls come with increasing nonzeros, so the walk is amortized over the group's rows).
+template <typename I>
+struct CsrRowWalker {
+    const I* row_ptrs;
+    int row;
+    __device__ int operator()(int nz)
+    {
+        while (row_ptrs[row + 1] <= nz) {
+            ++row;
+        }
+        return row;
+    }
+};
+
+template <typename T, typename I>
+__global__ void __launch_bounds__(SparsePolicy::block_size)
+    csr_balanced_kernel(const std::int32_t* rows, const std::int32_t* cols,
+                        const std::int64_t* stored_offsets, const std::int64_t* row_offsets,
+                        bool shared_pattern, const T* values, const I* col_idxs, const I* row_ptrs,
+                        const I* balanced_row_starts, Operands<T> op)
+{
+    // One block per item, one equal share of its nonzeros per 32-lane group (segmented scan).
+    const std::int64_t item = blockIdx.x;
+    const auto at = item_offsets(rows, cols, stored_offsets, shared_pattern, item);
+    T* item_x = op.item_x(item);
+    scale_item_x(at.rows, op, item_x);
+    const T* item_b = load_item_b(op, item, at.cols);
+    const I* item_row_ptrs = row_ptrs + (shared_pattern ? 0 : row_offsets[item] + item);
+    const int group_id = warp::subwarp_id_in_block<SparsePolicy::group_size>();
+    CsrRowWalker<I> walker{
+        item_row_ptrs,
+        static_cast<int>(balanced_row_starts[item * (SparsePolicy::num_groups + 1) + group_id])};
+    accumulate_row_runs(static_cast<int>(item_row_ptrs[at.rows]), values + at.values,
+                        col_idxs + at.pattern, walker, item_b, op, item_x);
+}
+
+template <typename T, typename I>
+__global__ void __launch_bounds__(SparsePolicy::block_size)
+    coo_kernel(const std::int32_t* rows, const std::int32_t* cols,
+               const std::int64_t* stored_offsets, bool shared_pattern, const T* values,
+               const I* row_idxs, const I* col_idxs, Operands<T> op)
+{
+    // One block per item, one equal share of its nonzeros per 32-lane group (segmented scan).
+    const std::int64_t item = blockIdx.x;
+    const auto at = item_offsets(rows, cols, stored_offsets, shared_pattern, item);
+    T* item_x = op.item_x(item);
+    scale_item_x(at.rows, op, item_x);
+    const T* item_b = load_item_b(op, item, at.cols);
+    const I* item_rows = row_idxs + at.pattern;
+    accumulate_row_runs(static_cast<int>(stored_offsets[item + 1] - at.values), values + at.values,
+                        col_idxs + at.pattern, [item_rows](int nz) { return item_rows[nz]; },
+                        item_b, op, item_x);
+}
+
+template <typename T, typename I>
+__global__ void __launch_bounds__(SparsePolicy::block_size)
+    ell_kernel(const std::int32_t* rows, const std::int32_t* cols,
+               const std::int64_t* stored_offsets, bool shared_pattern, const T* values,
+               const I* col_idxs, Operands<T> op)
+{
+    // One block per item, one thread per row; slot k of row r at k * rows + r (column-major).
+    const std::int64_t item = blockIdx.x;
+    const auto at = item_offsets(rows, cols, stored_offsets, shared_pattern, item);
+    const T* item_b = load_item_b(op, item, at.cols);
+    const int width = static_cast<int>((stored_offsets[item + 1] - at.values) / at.rows);
+    const T* item_values = values + at.values;
+    const I* item_cols = col_idxs + at.pattern;
+    T* item_x = op.item_x(item);
+    for (int row = threadIdx.x; row < at.rows; row += blockDim.x) {
+        for (int rhs = 0; rhs < op.num_rhs; ++rhs) {
+            T sum{};
+            for (int slot = 0; slot < width; ++slot) {
+                const auto position = std::int64_t{slot} * at.rows + row;
+                const I col = item_cols[position];
+                if (col != ::larch::batch::Ell<T, I>::invalid_index) {
+                    sum = fma(item_values[position], item_b[col * op.num_rhs + rhs], sum);
+                }
+            }
+            T* out = item_x + std::int64_t{row} * op.num_rhs + rhs;
+            *out = op.scale(sum, out);
+        }
+    }
+}
+
+template <typename T, typename I>
+void csr_spmv(const DefaultExecutor& exec, const ::larch::batch::Csr<T, I>& a,
+              ::larch::batch::CsrSpmvKernel kernel, T alpha, const ::larch::batch::Vector<T>& b,
+              T beta, ::larch::batch::Vector<T>& x)
+{
+    using ::larch::batch::CsrSpmvKernel;
+    const auto& layout = a.get_layout();
+    const auto staging = SparsePolicy::staging_bytes<T>(exec, layout, b.get_num_cols());
+    const auto op = operands_of(alpha, b, beta, x, staging);
+    const auto grid = static_cast<unsigned>(a.get_num_items());
+    const auto launch_rows = [&](auto subwarp_constant) {
+        constexpr int p = decltype(subwarp_constant)::value;
+        csr_rows_kernel<p, T, I><<<grid, SparsePolicy::block_size, staging>>>(
+            layout.get_const_rows(), layout.get_const_cols(), layout.get_const_stored_offsets(),
+            layout.get_const_row_offsets(), layout.has_shared_pattern(), a.get_const_values(),
+            a.get_const_col_idxs(), a.get_const_row_ptrs(), op);
+        LARCH_LAUNCH_CHECK("batch_sparse::csr_rows_kernel");
+    };
+    switch (kernel) {
+    case CsrSpmvKernel::scalar: launch_rows(std::integral_constant<int, 1>{}); break;
+    case CsrSpmvKernel::vector: launch_rows(std::integral_constant<int, 32>{}); break;
+    case CsrSpmvKernel::balanced:
+        csr_balanced_kernel<T, I><<<grid, SparsePolicy::block_size, staging>>>(
+            layout.get_const_rows(), layout.get_const_cols(), layout.get_const_stored_offsets(),
+            layout.get_const_row_offsets(), layout.has_shared_pattern(), a.get_const_values(),
+            a.get_const_col_idxs(), a.get_const_row_ptrs(), a.get_const_balanced_row_starts(), op);
+        LARCH_LAUNCH_CHECK("batch_sparse::csr_balanced_kernel");
+        break;
+    default: launch_rows(std::integral_constant<int, 0>{}); break;
+    }
+}
+
+template <typename T, typename I>
+void coo_spmv(const DefaultExecutor& exec, const ::larch::batch::Coo<T, I>& a, T alpha,
+              const ::larch::batch::Vector<T>& b, T beta, ::larch::batch::Vector<T>& x)
+{
+    const auto& layout = a.get_layout();
+    const auto staging = SparsePolicy::staging_bytes<T>(exec, layout, b.get_num_cols());
+    coo_kernel<T, I><<<static_cast<unsigned>(a.get_num_items()), SparsePolicy::block_size, staging>>>(
+        layout.get_const_rows(), layout.get_const_cols(), layout.get_const_stored_offsets(),
+        layout.has_shared_pattern(), a.get_const_values(), a.get_const_row_idxs(),
+        a.get_const_col_idxs(), operands_of(alpha, b, beta, x, staging));
+    LARCH_LAUNCH_CHECK("batch_sparse::coo_kernel");
+}
+
+template <typename T, typename I>
+void ell_spmv(const DefaultExecutor& exec, const ::larch::batch::Ell<T, I>& a, T alpha,
+              const ::larch::batch::Vector<T>& b, T beta, ::larch::batch::Vector<T>& x)
+{
+    const auto& layout = a.get_layout();
+    const auto staging = SparsePolicy::staging_bytes<T>(exec, layout, b.get_num_cols());
+    ell_kernel<T, I><<<static_cast<unsigned>(a.get_num_items()), SparsePolicy::block_size, staging>>>(
+        layout.get_const_rows(), layout.get_const_cols(), layout.get_const_stored_offsets(),
+        layout.has_shared_pattern(), a.get_const_values(), a.get_const_col_idxs(),
+        operands_of(alpha, b, beta, x, staging));
+    LARCH_LAUNCH_CHECK("batch_sparse::ell_kernel");
+}
+
+LARCH_INSTANTIATE_FOR_EACH_VALUE_AND_INDEX_TYPE(LARCH_INSTANTIATE_BATCH_SPARSE_KERNELS);
+
+}  // namespace batch_sparse
+}  // namespace LARCH_DEVICE_NAMESPACE
+}  // namespace kernels
+}  // namespace larch

@@ -1,0 +1,154 @@
+// batch::Csr<T, I>: a batch of small CSR matrices, every item with its own size, nonzeros and pattern.
+#pragma once
+
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "larch/base/array.hpp"
+#include "larch/base/matrix_data.hpp"
+#include "larch/batch/batch_lin_op.hpp"
+#include "larch/batch/dense.hpp"
+#include "larch/batch/sparse_items.hpp"
+#include "larch/batch/sparse_layout.hpp"
+#include "larch/batch/vector.hpp"
+#include "larch/matrix/csr.hpp"
+
+namespace larch {
+namespace batch {
+
+/**
+ * The SpMV kernel a batch::Csr applies with on CUDA/HIP (reference and omp run one plain loop per
+ * item whatever is chosen). Every kernel runs one thread block per item (paper 004):
+ */
+enum class CsrSpmvKernel {
+    automatic,  ///< chosen per batch from the average and the spread of nonzeros per row (see
+                ///< choose_csr_spmv_kernel)
+    scalar,     ///< one thread per row
+    vector,     ///< one 32-lane warp per row, warp reduction
+    smart,      ///< one sub-warp per row, its size the power of two nearest the item's nnz / rows
+    balanced,   ///< equal nonzeros per warp (row splits precomputed at creation), segmented scan
+};
+
+/// "automatic", "scalar", "vector", "smart", "balanced".
+std::string to_string(CsrSpmvKernel kernel);
+/// The kernel of that name; BadInput listing the names otherwise.
+CsrSpmvKernel csr_spmv_kernel_from_string(const std::string& name);
+
+/**
+ * A batch of CSR matrices A_0 .. A_{k-1}. Item i's values and column indices start at
+ * get_layout().get_stored_offset(i); its rows_i + 1 row pointers (item-local: starting at 0) start at
+ * get_row_ptrs_offset(i). Column indices are item-local, sorted and unique within a row. With a shared
+ * pattern (get_layout().has_shared_pattern()) row pointers and column indices are stored once and every
+ * item's offset into them is 0; only the values differ per item.
+ *
+ * Creation validates every item on the host (BadInput naming the item and the entry). Conversions go
+ * through host coordinate data (O(nnz) copies). As a BatchLinOp it applies x_i = A_i b_i, and
+ * apply(alpha, b, beta, x) computes x_i = alpha A_i b_i + beta x_i, on every backend.
+ */
+template <typename T, typename I = std::int32_t>
+class Csr : public BatchLinOp<T> {
+public:
+    using value_type = T;
+    using index_type = I;
+    /// Nonzero segments per item of the balanced kernel: one per 32-lane group of its 256-thread block.
+    static constexpr int balanced_segments = 8;
+
+    /// A batch of the given items (duplicates summed, explicit zeros kept). Throws BadInput naming the
+    /// item and the entry for an entry outside its item, an empty item, or (PatternSharing::shared)
+    /// an item whose pattern differs from item 0's.
+    static std::unique_ptr<Csr> create(std::shared_ptr<const Executor> exec,
+                                       const std::vector<matrix_data<T, I>>& items,
+                                       PatternSharing sharing = PatternSharing::detect);
+    /// A batch whose items are copies of single matrices (matrix::Csr, Coo, Ell or Dense, on any
+    /// executor; zeros of Dense items dropped). Throws BadInput for a null item, else as create.
+    template <typename Matrix>
+    static std::unique_ptr<Csr> create_from_items(std::shared_ptr<const Executor> exec,
+                                                  const std::vector<const Matrix*>& items,
+                                                  PatternSharing sharing = PatternSharing::detect)
+    {
+        return create(std::move(exec),
+                      detail::items_to_data<T, I>(items, "batch::Csr::create_from_items"), sharing);
+    }
+    /// A conversion from another batched sparse format (batch::Coo, batch::Ell); a shared pattern stays
+    /// shared. Padding of Ell is dropped.
+    template <typename Batch>
+    static std::unique_ptr<Csr> create_from(std::shared_ptr<const Executor> exec, const Batch& source)
+    {
+        return create(std::move(exec), source.to_data(),
+                      source.get_layout().has_shared_pattern() ? PatternSharing::shared
+                                                               : PatternSharing::per_item);
+    }
+
+    /// A deep copy on `exec` (the kernel choice is kept).
+    std::unique_ptr<Csr> clone_to(std::shared_ptr<const Executor> exec) const;
+    /// Every item as coordinate data on the host.
+    std::vector<matrix_data<T, I>> to_data() const;
+    /// The batch as batch::Dense (zeros filled in) on the same executor.
+    std::unique_ptr<Dense<T>> to_dense() const;
+    /// A copy of item `item` as a matrix::Csr on this batch's executor; BadInput if out of range.
+    std::unique_ptr<matrix::Csr<T, I>> create_item(size_type item) const;
+
+    using BatchLinOp<T>::apply;
+    /// x_i = alpha A_i b_i + beta x_i (beta == 0: x is only written, so NaNs in x do not propagate).
+    /// Checks as apply(b, x).
+    void apply(T alpha, const Vector<T>& b, T beta, Vector<T>& x) const;
+
+    /// The kernel apply runs on CUDA/HIP.
+    void set_spmv_kernel(CsrSpmvKernel kernel) noexcept { kernel_ = kernel; }
+    CsrSpmvKernel get_spmv_kernel() const noexcept { return kernel_; }
+
+    const SparseLayout& get_layout() const noexcept { return layout_; }
+    size_type get_num_items() const override { return layout_.get_num_items(); }
+    dim2 get_item_size(size_type item) const override { return layout_.get_size(item); }
+    /// Offset of item `item`'s row pointers in get_const_row_ptrs() (0 with a shared pattern).
+    std::int64_t get_row_ptrs_offset(size_type item) const
+    {
+        return layout_.has_shared_pattern()
+                   ? 0
+                   : layout_.get_row_offset(item) + static_cast<std::int64_t>(item);
+    }
+    T* get_values() noexcept { return values_.get_data(); }
+    const T* get_const_values() const noexcept { return values_.get_const_data(); }
+    const I* get_const_col_idxs() const noexcept { return col_idxs_.get_const_data(); }
+    const I* get_const_row_ptrs() const noexcept { return row_ptrs_.get_const_data(); }
+    /// Executor memory, balanced_segments + 1 item-local rows per item: segment s of item i holds
+    /// its nonzeros [s * nnz_i / S, (s + 1) * nnz_i / S), which start in row entry (S + 1) i + s.
+    const I* get_const_balanced_row_starts() const noexcept
+    {
+        return balanced_row_starts_.get_const_data();
+    }
+    /// Nonzeros per row over the whole batch (total nnz / total rows; host data).
+    double get_mean_row_nnz() const noexcept { return mean_row_nnz_; }
+    /// The longest row of any item (host data).
+    size_type get_max_row_nnz() const noexcept { return max_row_nnz_; }
+
+    std::string get_type_name() const override;
+
+protected:
+    void apply_impl(const Vector<T>& b, Vector<T>& x) const override;
+
+private:
+    Csr(SparseLayout layout, array<T> values, array<I> col_idxs, array<I> row_ptrs,
+        array<I> balanced_row_starts);
+    /// Items [first, last) as coordinate data, copying only their part of the arrays to the host.
+    std::vector<matrix_data<T, I>> to_data(size_type first, size_type last) const;
+    /// The kernel launch of both applies, after validation.
+    void run_spmv(T alpha, const Vector<T>& b, T beta, Vector<T>& x) const;
+
+    SparseLayout layout_;
+    array<T> values_;
+    array<I> col_idxs_;
+    array<I> row_ptrs_;
+    array<I> balanced_row_starts_;
+    double mean_row_nnz_ = 0.0;
+    size_type max_row_nnz_ = 0;
+    CsrSpmvKernel kernel_ = CsrSpmvKernel::automatic;
+};
+
+/// The kernel `automatic` runs for `a` (host statistics only, no executor access): see csr.cpp.
+template <typename T, typename I>
+CsrSpmvKernel choose_csr_spmv_kernel(const Csr<T, I>& a);
+
+}  // namespace batch
+}  // namespace larch

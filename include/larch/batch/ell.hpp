@@ -1,0 +1,101 @@
+// batch::Ell<T, I>: a batch of small ELLPACK matrices, every item with its own size, pattern and width.
+#pragma once
+
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "larch/base/array.hpp"
+#include "larch/base/matrix_data.hpp"
+#include "larch/batch/batch_lin_op.hpp"
+#include "larch/batch/dense.hpp"
+#include "larch/batch/sparse_items.hpp"
+#include "larch/batch/sparse_layout.hpp"
+#include "larch/batch/vector.hpp"
+#include "larch/matrix/ell.hpp"
+
+namespace larch {
+namespace batch {
+
+/**
+ * A batch of ELL matrices: item i stores width_i = (its longest row) slots per row, COLUMN-MAJOR
+ * (slot k of row r at get_layout().get_stored_offset(i) + k * rows_i + r, so consecutive threads read
+ * consecutive addresses); padding slots hold column invalid_index and value 0. Column indices are
+ * item-local; with a shared pattern they are stored once. On CUDA/HIP apply runs one thread block per
+ * item, one thread per row. Creation, conversion, copies and errors as batch::Csr.
+ */
+template <typename T, typename I = std::int32_t>
+class Ell : public BatchLinOp<T> {
+public:
+    using value_type = T;
+    using index_type = I;
+    static constexpr I invalid_index = -1;
+
+    /// As batch::Csr::create.
+    static std::unique_ptr<Ell> create(std::shared_ptr<const Executor> exec,
+                                       const std::vector<matrix_data<T, I>>& items,
+                                       PatternSharing sharing = PatternSharing::detect);
+    /// As batch::Csr::create_from_items.
+    template <typename Matrix>
+    static std::unique_ptr<Ell> create_from_items(std::shared_ptr<const Executor> exec,
+                                                  const std::vector<const Matrix*>& items,
+                                                  PatternSharing sharing = PatternSharing::detect)
+    {
+        return create(std::move(exec),
+                      detail::items_to_data<T, I>(items, "batch::Ell::create_from_items"), sharing);
+    }
+    /// A conversion from batch::Csr or batch::Coo; a shared pattern stays shared.
+    template <typename Batch>
+    static std::unique_ptr<Ell> create_from(std::shared_ptr<const Executor> exec, const Batch& source)
+    {
+        return create(std::move(exec), source.to_data(),
+                      source.get_layout().has_shared_pattern() ? PatternSharing::shared
+                                                               : PatternSharing::per_item);
+    }
+
+    std::unique_ptr<Ell> clone_to(std::shared_ptr<const Executor> exec) const;
+    /// Every item as coordinate data on the host (padding dropped).
+    std::vector<matrix_data<T, I>> to_data() const;
+    std::unique_ptr<Dense<T>> to_dense() const;
+    /// A copy of item `item` as a matrix::Ell on this batch's executor; BadInput if out of range.
+    std::unique_ptr<matrix::Ell<T, I>> create_item(size_type item) const;
+
+    using BatchLinOp<T>::apply;
+    /// x_i = alpha A_i b_i + beta x_i (beta == 0: x is only written). Checks as apply(b, x).
+    void apply(T alpha, const Vector<T>& b, T beta, Vector<T>& x) const;
+
+    const SparseLayout& get_layout() const noexcept { return layout_; }
+    size_type get_num_items() const override { return layout_.get_num_items(); }
+    dim2 get_item_size(size_type item) const override { return layout_.get_size(item); }
+    /// Slots per row of item `item` (host data).
+    size_type get_item_width(size_type item) const
+    {
+        return layout_.get_num_stored(item) / layout_.get_size(item).rows;
+    }
+    T* get_values() noexcept { return values_.get_data(); }
+    const T* get_const_values() const noexcept { return values_.get_const_data(); }
+    const I* get_const_col_idxs() const noexcept { return col_idxs_.get_const_data(); }
+    /// The true nonzero count (padding excluded), for byte and flop models.
+    size_type get_num_nonzeros() const noexcept { return num_nonzeros_; }
+
+    std::string get_type_name() const override;
+
+protected:
+    void apply_impl(const Vector<T>& b, Vector<T>& x) const override;
+
+private:
+    /// Items [first, last) as coordinate data, copying only their part of the arrays to the host.
+    std::vector<matrix_data<T, I>> to_data(size_type first, size_type last) const;
+    /// The kernel launch of both applies, after validation.
+    void run_spmv(T alpha, const Vector<T>& b, T beta, Vector<T>& x) const;
+
+    Ell(SparseLayout layout, array<T> values, array<I> col_idxs, size_type num_nonzeros);
+
+    SparseLayout layout_;
+    array<T> values_;
+    array<I> col_idxs_;
+    size_type num_nonzeros_;
+};
+
+}  // namespace batch
+}  // namespace larch
