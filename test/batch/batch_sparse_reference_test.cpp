@@ -1,0 +1,283 @@
+// batch::Csr, batch::Coo and batch::Ell on the reference executor with hand-checked values: creation
+// (empty rows, a one-row item, items of different sizes, shared patterns), copies back, conversions,
+// both applies, and bad input rejected with a message naming the item and the entry.
+#include <gtest/gtest.h>
+
+#include <cstdio>
+#include <fstream>
+#include <limits>
+#include <vector>
+
+#include "larch/batch/coo.hpp"
+#include "larch/batch/csr.hpp"
+#include "larch/batch/ell.hpp"
+#include "larch/io/batch_matrix_market.hpp"
+#include "larch/matrix/coo.hpp"
+#include "larch/matrix/csr.hpp"
+#include "larch/matrix/dense.hpp"
+#include "larch/matrix/ell.hpp"
+#include "test/batch/batch_sparse_test_helpers.hpp"
+#include "test/utils/errors.hpp"
+
+namespace {
+
+using larch::dim2;
+using larch::matrix_data;
+using larch::size_type;
+using larch::batch::PatternSharing;
+using larch::batch::Vector;
+
+/**
+ * Item 0 (3 x 3, an empty middle row): [1 0 2; 0 0 0; 0 3 4]; item 1 (1 x 2, one row): [5 6];
+ * item 2 (2 x 2): [0 7; 8 0].
+ */
+std::vector<matrix_data<double>> small_items()
+{
+    return {matrix_data<double>{dim2{3, 3}, {{0, 0, 1.0}, {0, 2, 2.0}, {2, 1, 3.0}, {2, 2, 4.0}}},
+            matrix_data<double>{dim2{1, 2}, {{0, 0, 5.0}, {0, 1, 6.0}}},
+            matrix_data<double>{dim2{2, 2}, {{0, 1, 7.0}, {1, 0, 8.0}}}};
+}
+
+/// b = ([1 2 3], [1 -1], [2 3]) in the first column and twice that in the second.
+std::unique_ptr<Vector<double>> small_b(std::shared_ptr<const larch::Executor> exec)
+{
+    return Vector<double>::create(exec, {3, 2, 2}, 2, {1, 2, 2, 4, 3, 6, 1, 2, -1, -2, 2, 4, 3, 6});
+}
+
+/// A x b by hand: item 0: [1*1 + 2*3, 0, 3*2 + 4*3] = [7, 0, 18]; item 1: [5 - 6] = [-1];
+/// item 2: [7*3, 8*2] = [21, 16]; second column twice the first.
+const std::vector<double> small_product{7, 14, 0, 0, 18, 36, -1, -2, 21, 42, 16, 32};
+
+template <typename Batch>
+class BatchSparseReference : public ::testing::Test {
+protected:
+    std::shared_ptr<const larch::Executor> ref = larch::make_executor("reference");
+};
+
+using Formats = ::testing::Types<larch::batch::Csr<double>, larch::batch::Coo<double>,
+                                 larch::batch::Ell<double>>;
+TYPED_TEST_SUITE(BatchSparseReference, Formats);
+
+TYPED_TEST(BatchSparseReference, KeepsSizesAndNonzerosOfItemsOfDifferentSizes)
+{
+    const auto a = TypeParam::create(this->ref, small_items());
+
+    ASSERT_EQ(a->get_num_items(), 3u);
+    EXPECT_EQ(a->get_item_size(0), (dim2{3, 3}));
+    EXPECT_EQ(a->get_item_size(1), (dim2{1, 2}));
+    EXPECT_EQ(a->get_item_size(2), (dim2{2, 2}));
+    EXPECT_FALSE(a->get_layout().has_shared_pattern());
+    EXPECT_EQ(a->get_layout().get_total_rows(), 6u);
+    const auto data = a->to_data();
+    for (size_type item = 0; item < 3; ++item) {
+        EXPECT_EQ(data[item].entries, small_items()[item].entries) << "item " << item;
+    }
+}
+
+TYPED_TEST(BatchSparseReference, AppliesToSeveralColumnsAsComputedByHand)
+{
+    const auto a = TypeParam::create(this->ref, small_items());
+    const auto b = small_b(this->ref);
+    auto x = Vector<double>::create(this->ref, {3, 1, 2}, 2);
+    x->fill(std::numeric_limits<double>::quiet_NaN());  // must be overwritten, never read
+
+    a->apply(*b, *x);
+
+    EXPECT_EQ(x->copy_to_host(), small_product);
+}
+
+TYPED_TEST(BatchSparseReference, ScaledApplyAddsBetaTimesX)
+{
+    const auto a = TypeParam::create(this->ref, small_items());
+    const auto b = small_b(this->ref);
+    auto x = Vector<double>::create(this->ref, {3, 1, 2}, 2);
+    x->fill(1.0);
+
+    a->apply(2.0, *b, -1.0, *x);
+
+    std::vector<double> expected;
+    for (const auto value : small_product) {
+        expected.push_back(2.0 * value - 1.0);
+    }
+    EXPECT_EQ(x->copy_to_host(), expected);
+}
+
+TYPED_TEST(BatchSparseReference, DetectsAndStoresASharedPatternOnce)
+{
+    // Three upper triangular 2 x 2 items [a b; 0 c] with different values.
+    std::vector<matrix_data<double>> items;
+    for (double scale : {1.0, 2.0, 3.0}) {
+        items.push_back({dim2{2, 2}, {{0, 0, scale}, {0, 1, 2 * scale}, {1, 1, 3 * scale}}});
+    }
+    const auto shared = TypeParam::create(this->ref, items);
+    const auto separate = TypeParam::create(this->ref, items, PatternSharing::per_item);
+    auto b = Vector<double>::create(this->ref, {2, 2, 2}, 1, {1, 1, 1, 1, 1, 1});
+    auto x = Vector<double>::create(this->ref, {2, 2, 2}, 1);
+
+    EXPECT_TRUE(shared->get_layout().has_shared_pattern());
+    EXPECT_FALSE(separate->get_layout().has_shared_pattern());
+    shared->apply(*b, *x);
+    // Row sums: item k (scale s) gives [3 s, 3 s].
+    EXPECT_EQ(x->copy_to_host(), (std::vector<double>{3, 3, 6, 6, 9, 9}));
+    EXPECT_EQ(shared->to_data()[2].entries, items[2].entries);
+}
+
+TYPED_TEST(BatchSparseReference, RejectsADeclaredSharedPatternThatDoesNotHold)
+{
+    const auto message = larch::test::error_message_of(
+        [&] { TypeParam::create(this->ref, small_items(), PatternSharing::shared); });
+
+    larch::test::expect_contains(message, "item 1");
+    larch::test::expect_contains(message, "shared pattern");
+}
+
+TYPED_TEST(BatchSparseReference, RejectsAnOutOfRangeColumnNamingItemAndEntry)
+{
+    auto items = small_items();
+    items[1].entries.push_back({0, 5, 1.0});
+
+    const auto message =
+        larch::test::error_message_of([&] { TypeParam::create(this->ref, items); });
+
+    larch::test::expect_contains(message, "item 1");
+    larch::test::expect_contains(message, "(0, 5)");
+}
+
+TYPED_TEST(BatchSparseReference, RejectsAnEmptyItem)
+{
+    auto items = small_items();
+    items[2].size = dim2{0, 2};
+    items[2].entries.clear();
+
+    larch::test::expect_contains(
+        larch::test::error_message_of([&] { TypeParam::create(this->ref, items); }), "item 2");
+}
+
+TYPED_TEST(BatchSparseReference, RejectsAnItemVectorOfTheWrongSizeBeforeAnyKernel)
+{
+    const auto a = TypeParam::create(this->ref, small_items());
+    const auto b = Vector<double>::create(this->ref, {3, 2, 3}, 1);  // item 2 needs 2 rows
+    auto x = Vector<double>::create(this->ref, {3, 1, 2}, 1);
+    x->fill(-5.0);
+
+    const auto message = larch::test::error_message_of([&] { a->apply(*b, *x); });
+    const auto scaled_message =
+        larch::test::error_message_of([&] { a->apply(1.0, *b, 0.0, *x); });
+
+    larch::test::expect_contains(message, "item 2");
+    larch::test::expect_contains(scaled_message, "item 2");
+    EXPECT_EQ(x->copy_to_host(), std::vector<double>(6, -5.0));  // untouched: no kernel ran
+}
+
+TYPED_TEST(BatchSparseReference, RejectsMismatchedBatchCounts)
+{
+    const auto a = TypeParam::create(this->ref, small_items());
+    const auto b = Vector<double>::create(this->ref, {3, 2}, 1);
+    auto x = Vector<double>::create(this->ref, {3, 1}, 1);
+
+    const auto message = larch::test::error_message_of([&] { a->apply(2.0, *b, 0.0, *x); });
+
+    larch::test::expect_contains(message, "3 items");
+    EXPECT_THROW(a->apply(*b, *x), larch::DimensionMismatch);
+}
+
+TYPED_TEST(BatchSparseReference, CopiesItemsBackAsSingleMatrices)
+{
+    const auto a = TypeParam::create(this->ref, small_items());
+
+    const auto item = a->create_item(2);
+
+    EXPECT_EQ(item->get_size(), (dim2{2, 2}));
+    EXPECT_EQ(item->to_data().entries, small_items()[2].entries);
+    EXPECT_THROW(a->create_item(3), larch::BadInput);
+}
+
+TYPED_TEST(BatchSparseReference, IsCreatedFromSingleMatricesOfEveryFormat)
+{
+    const auto items = small_items();
+    std::vector<std::unique_ptr<larch::matrix::Csr<double>>> csr;
+    std::vector<std::unique_ptr<larch::matrix::Dense<double>>> dense;
+    for (const auto& data : items) {
+        csr.push_back(larch::matrix::Csr<double>::create(this->ref, data));
+        dense.push_back(larch::matrix::Dense<double>::create(this->ref, data));
+    }
+    std::vector<const larch::matrix::Csr<double>*> csr_items;
+    std::vector<const larch::matrix::Dense<double>*> dense_items;
+    for (size_type i = 0; i < items.size(); ++i) {
+        csr_items.push_back(csr[i].get());
+        dense_items.push_back(dense[i].get());
+    }
+
+    const auto from_csr = TypeParam::create_from_items(this->ref, csr_items);
+    const auto from_dense = TypeParam::create_from_items(this->ref, dense_items);
+
+    for (size_type item = 0; item < items.size(); ++item) {
+        EXPECT_EQ(from_csr->to_data()[item].entries, items[item].entries);
+        EXPECT_EQ(from_dense->to_data()[item].entries, items[item].entries);  // zeros dropped
+    }
+}
+
+TYPED_TEST(BatchSparseReference, ConvertsToEveryFormatAndToDense)
+{
+    const auto a = TypeParam::create(this->ref, small_items());
+
+    const auto csr = larch::batch::Csr<double>::create_from(this->ref, *a);
+    const auto coo = larch::batch::Coo<double>::create_from(this->ref, *csr);
+    const auto ell = larch::batch::Ell<double>::create_from(this->ref, *coo);
+    const auto dense = ell->to_dense();
+
+    EXPECT_EQ(ell->to_data()[0].entries, small_items()[0].entries);
+    EXPECT_EQ(dense->copy_to_host(),
+              (std::vector<double>{1, 0, 2, 0, 0, 0, 0, 3, 4, 5, 6, 0, 7, 8, 0}));
+}
+
+TYPED_TEST(BatchSparseReference, ReadsOneItemPerMatrixMarketFile)
+{
+    const auto items = small_items();
+    std::vector<std::string> paths;
+    for (size_type item = 0; item < items.size(); ++item) {
+        paths.push_back(::testing::TempDir() + "batch_sparse_item" + std::to_string(item) + ".mtx");
+        larch::io::write_matrix_market(paths.back(), items[item]);
+    }
+
+    const auto a = larch::io::read_batch_matrix_market<TypeParam>(paths, this->ref);
+
+    for (size_type item = 0; item < items.size(); ++item) {
+        EXPECT_EQ(a->to_data()[item].entries, items[item].entries);
+        std::remove(paths[item].c_str());
+    }
+}
+
+TEST(BatchCsrReference, PrecomputesEqualNonzeroSegmentsForTheBalancedKernel)
+{
+    // One 4 x 16 item whose row 1 holds 13 of the 16 nonzeros (rows 0, 2, 3 one each): the eight
+    // segments of 2 nonzeros start at nonzeros 0, 2, ..., 14, i.e. in rows 0, 1, 1, 1, 1, 1, 1, 2, and
+    // the end (nonzero 16) is row 4.
+    matrix_data<double> data{dim2{4, 16}};
+    data.entries.push_back({0, 0, 1.0});
+    for (std::int32_t col = 0; col < 13; ++col) {
+        data.entries.push_back({1, col, 1.0});
+    }
+    data.entries.push_back({2, 0, 1.0});
+    data.entries.push_back({3, 0, 1.0});
+    const auto a =
+        larch::batch::Csr<double>::create(larch::make_executor("reference"), {data});
+
+    const std::vector<std::int32_t> starts(a->get_const_balanced_row_starts(),
+                                           a->get_const_balanced_row_starts() + 9);
+
+    EXPECT_EQ(starts, (std::vector<std::int32_t>{0, 1, 1, 1, 1, 1, 1, 2, 4}));
+    EXPECT_EQ(a->get_max_row_nnz(), 13u);
+}
+
+TEST(BatchCsrReference, NamesEveryKernelAndRejectsUnknownNames)
+{
+    for (const auto name : {"automatic", "scalar", "vector", "smart", "balanced"}) {
+        EXPECT_EQ(larch::batch::to_string(larch::batch::csr_spmv_kernel_from_string(name)), name);
+    }
+    larch::test::expect_contains(
+        larch::test::error_message_of([] { larch::batch::csr_spmv_kernel_from_string("fast"); }),
+        "'fast'");
+}
+
+}  // namespace
