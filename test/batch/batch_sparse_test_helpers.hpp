@@ -50,23 +50,33 @@ std::vector<matrix_data<T>> random_sparse_items(std::mt19937& rng, size_type num
     return items;
 }
 
-/// The .mtx files of LARCH_MATRICES_DIR with at most `max_rows` rows (and more than `min_rows`).
-inline std::vector<std::string> real_matrix_files(size_type min_rows, size_type max_rows)
+/// The matrices of LARCH_MATRICES_DIR with more than `min_rows` and at most `max_rows` rows, in file
+/// name order (every file is parsed once per test program).
+inline std::vector<matrix_data<double>> real_matrices(size_type min_rows, size_type max_rows)
 {
-    std::vector<std::string> files;
-    std::error_code error;
-    for (std::filesystem::directory_iterator it{LARCH_MATRICES_DIR, error}, end;
-         !error && it != end; it.increment(error)) {
-        if (it->path().extension() != ".mtx") {
-            continue;
+    static const auto all = [] {
+        std::vector<std::string> files;
+        std::error_code error;
+        for (std::filesystem::directory_iterator it{LARCH_MATRICES_DIR, error}, end;
+             !error && it != end; it.increment(error)) {
+            if (it->path().extension() == ".mtx") {
+                files.push_back(it->path().string());
+            }
         }
-        const auto data = io::read_matrix_market_data<double>(it->path().string());
+        std::sort(files.begin(), files.end());
+        std::vector<matrix_data<double>> matrices;
+        for (const auto& file : files) {
+            matrices.push_back(io::read_matrix_market_data<double>(file));
+        }
+        return matrices;
+    }();
+    std::vector<matrix_data<double>> selected;
+    for (const auto& data : all) {
         if (data.size.rows > min_rows && data.size.rows <= max_rows) {
-            files.push_back(it->path().string());
+            selected.push_back(data);
         }
     }
-    std::sort(files.begin(), files.end());
-    return files;
+    return selected;
 }
 
 /// Random b (or x) for the items of `a`: cols_i (rows_i when `for_rows`) rows, `num_cols` columns.
