@@ -1,5 +1,5 @@
 // batch::Csr: creation from per-item data (validation, shared-pattern detection, the balanced kernel's
-// row splits), copies back to single matrices, the automatic kernel choice, and apply.
+// row splits and the per-item choice of automatic), copies back to single matrices, and apply.
 #include "larch/batch/csr.hpp"
 
 #include <algorithm>
@@ -36,26 +36,29 @@ CsrSpmvKernel csr_spmv_kernel_from_string(const std::string& name)
                               "' (expected automatic, scalar, vector, smart or balanced)");
 }
 
-template <typename T, typename I>
-CsrSpmvKernel choose_csr_spmv_kernel(const Csr<T, I>& a)
+namespace {
+
+/// The kernel automatic runs an item with: rows much longer than the item's average leave the per-row
+/// kernels waiting on the longest row, so such items go to the kernel that splits nonzeros evenly;
+/// otherwise the sub-warp of smart matches the row length (scalar-like for rows of about one nonzero,
+/// vector-like for 32 and more). The factor 4 is a first guess from paper 004's figures, to be tuned
+/// on the GPU.
+CsrSpmvKernel automatic_item_kernel(size_type rows, size_type nonzeros, size_type max_row_nonzeros)
 {
-    // Rows much longer than the average leave the per-row kernels waiting on their longest row, so
-    // they go to the kernel that splits nonzeros evenly; otherwise the per-item sub-warp of smart
-    // matches the row length (it is scalar for rows of about one nonzero and vector for rows of 32
-    // and more). The factor 4 is a first guess from paper 004's figures, to be tuned on the GPU.
-    const auto mean = a.get_mean_row_nnz();
-    if (mean >= 2.0 && static_cast<double>(a.get_max_row_nnz()) > 4.0 * mean) {
-        return CsrSpmvKernel::balanced;
-    }
-    return CsrSpmvKernel::smart;
+    const double mean = static_cast<double>(nonzeros) / static_cast<double>(rows);
+    return mean >= 2.0 && static_cast<double>(max_row_nonzeros) > 4.0 * mean
+               ? CsrSpmvKernel::balanced
+               : CsrSpmvKernel::smart;
 }
+
+}  // namespace
 
 template <typename T, typename I>
 Csr<T, I>::Csr(SparseLayout layout, array<T> values, array<I> col_idxs, array<I> row_ptrs,
-               array<I> balanced_row_starts)
+               array<I> balanced_row_starts, array<std::int32_t> item_kernels)
     : BatchLinOp<T>(layout.get_executor()), layout_{std::move(layout)},
       values_{std::move(values)}, col_idxs_{std::move(col_idxs)}, row_ptrs_{std::move(row_ptrs)},
-      balanced_row_starts_{std::move(balanced_row_starts)}
+      balanced_row_starts_{std::move(balanced_row_starts)}, item_kernels_{std::move(item_kernels)}
 {
     const auto rows = layout_.get_total_rows();
     mean_row_nnz_ = rows == 0 ? 0.0
@@ -74,8 +77,10 @@ std::unique_ptr<Csr<T, I>> Csr<T, I>::create(std::shared_ptr<const Executor> exe
     std::vector<I> col_idxs;
     std::vector<I> row_ptrs;
     std::vector<I> row_starts;
+    std::vector<std::int32_t> item_kernels;
     values.reserve(layout.get_total_stored());
     size_type max_row_nnz = 0;
+    size_type num_balanced_items = 0;
     for (size_type item = 0; item < items.size(); ++item) {
         const auto& data = prepared.items[item];
         const auto rows = data.size.rows;
@@ -84,10 +89,17 @@ std::unique_ptr<Csr<T, I>> Csr<T, I>::create(std::shared_ptr<const Executor> exe
             values.push_back(e.value);
             ++item_row_ptrs[static_cast<size_type>(e.row) + 1];
         }
+        size_type item_max_row_nnz = 0;
         for (size_type row = 0; row < rows; ++row) {
-            max_row_nnz = std::max(max_row_nnz, static_cast<size_type>(item_row_ptrs[row + 1]));
+            item_max_row_nnz =
+                std::max(item_max_row_nnz, static_cast<size_type>(item_row_ptrs[row + 1]));
             item_row_ptrs[row + 1] += item_row_ptrs[row];
         }
+        max_row_nnz = std::max(max_row_nnz, item_max_row_nnz);
+        const auto item_kernel =
+            automatic_item_kernel(rows, data.entries.size(), item_max_row_nnz);
+        num_balanced_items += item_kernel == CsrSpmvKernel::balanced;
+        item_kernels.push_back(static_cast<std::int32_t>(item_kernel));
         // Segment s starts in the row that holds nonzero s * nnz / S (the first row whose end lies
         // beyond it); a segment past the last nonzero starts at `rows`.
         const auto nnz = static_cast<std::int64_t>(data.entries.size());
@@ -107,8 +119,10 @@ std::unique_ptr<Csr<T, I>> Csr<T, I>::create(std::shared_ptr<const Executor> exe
         std::move(layout), array<T>{exec, values.begin(), values.end()},
         array<I>{exec, col_idxs.begin(), col_idxs.end()},
         array<I>{exec, row_ptrs.begin(), row_ptrs.end()},
-        array<I>{exec, row_starts.begin(), row_starts.end()}}};
+        array<I>{exec, row_starts.begin(), row_starts.end()},
+        array<std::int32_t>{exec, item_kernels.begin(), item_kernels.end()}}};
     result->max_row_nnz_ = max_row_nnz;
+    result->num_balanced_items_ = num_balanced_items;
     return result;
 }
 
@@ -117,8 +131,10 @@ std::unique_ptr<Csr<T, I>> Csr<T, I>::clone_to(std::shared_ptr<const Executor> e
 {
     auto result = std::unique_ptr<Csr>{new Csr{
         layout_.clone_to(exec), array<T>{exec, values_}, array<I>{exec, col_idxs_},
-        array<I>{exec, row_ptrs_}, array<I>{exec, balanced_row_starts_}}};
+        array<I>{exec, row_ptrs_}, array<I>{exec, balanced_row_starts_},
+        array<std::int32_t>{exec, item_kernels_}}};
     result->max_row_nnz_ = max_row_nnz_;
+    result->num_balanced_items_ = num_balanced_items_;
     result->kernel_ = kernel_;
     return result;
 }
@@ -189,9 +205,7 @@ template <typename T, typename I>
 void Csr<T, I>::run_spmv(T alpha, const Vector<T>& b, T beta, Vector<T>& x) const
 {
     if (get_num_items() > 0) {
-        const auto kernel =
-            kernel_ == CsrSpmvKernel::automatic ? choose_csr_spmv_kernel(*this) : kernel_;
-        LARCH_RUN_KERNEL(this->get_executor(), batch_sparse::csr_spmv, *this, kernel, alpha, b,
+        LARCH_RUN_KERNEL(this->get_executor(), batch_sparse::csr_spmv, *this, kernel_, alpha, b,
                          beta, x);
     }
 }
@@ -208,9 +222,7 @@ std::string Csr<T, I>::get_type_name() const
     return std::string{"batch::Csr<"} + type_name<T>() + ", " + type_name<I>() + ">";
 }
 
-#define LARCH_INSTANTIATE_BATCH_CSR(T, I) \
-    template class Csr<T, I>;            \
-    template CsrSpmvKernel choose_csr_spmv_kernel<T, I>(const Csr<T, I>&)
+#define LARCH_INSTANTIATE_BATCH_CSR(T, I) template class Csr<T, I>
 LARCH_INSTANTIATE_FOR_EACH_VALUE_AND_INDEX_TYPE(LARCH_INSTANTIATE_BATCH_CSR);
 
 }  // namespace batch

@@ -13,6 +13,7 @@
 //   and the run's last lane adds it atomically to x (first scaled by beta). Balanced finds each
 //   nonzero's row by walking the row pointers from the group's precomputed start row; COO reads it.
 // - ELL: one thread per row, slots read column-major (coalesced across the rows of the block).
+// - CSR automatic: smart or balanced per item, as batch::Csr chose at creation (get_const_item_kernels).
 #include <cstdint>
 
 #include "core/batch/batch_sparse_kernels.hpp"
@@ -135,43 +136,87 @@ __device__ void csr_subwarp_rows(int rows, const T* values, const I* col_idxs, c
     }
 }
 
-/// The CSR row kernels; `subwarp_size` 0 means smart: the sub-warp size is chosen per item.
+/// The arrays of a batch::Csr as its kernels read them.
+template <typename T, typename I>
+struct CsrView {
+    const std::int32_t* rows;
+    const std::int32_t* cols;
+    const std::int64_t* stored_offsets;
+    const std::int64_t* row_offsets;
+    bool shared_pattern;
+    const T* values;
+    const I* col_idxs;
+    const I* row_ptrs;
+    const I* balanced_row_starts;
+    const std::int32_t* item_kernels;
+};
+
+template <typename T, typename I>
+CsrView<T, I> view_of(const ::larch::batch::Csr<T, I>& a)
+{
+    const auto& layout = a.get_layout();
+    return {layout.get_const_rows(),     layout.get_const_cols(),
+            layout.get_const_stored_offsets(), layout.get_const_row_offsets(),
+            layout.has_shared_pattern(), a.get_const_values(),
+            a.get_const_col_idxs(),      a.get_const_row_ptrs(),
+            a.get_const_balanced_row_starts(), a.get_const_item_kernels()};
+}
+
+/// One CSR item as the block that owns it sees it (b_i not yet loaded).
+template <typename T, typename I>
+struct CsrItem {
+    ItemOffsets at;
+    const T* values;
+    const I* col_idxs;
+    const I* row_ptrs;
+};
+
+template <typename T, typename I>
+__device__ CsrItem<T, I> csr_item(const CsrView<T, I>& a, std::int64_t item)
+{
+    const auto at = item_offsets(a.rows, a.cols, a.stored_offsets, a.shared_pattern, item);
+    return {at, a.values + at.values, a.col_idxs + at.pattern,
+            a.row_ptrs + (a.shared_pattern ? 0 : a.row_offsets[item] + item)};
+}
+
+/// Smart: one sub-warp per row, its size the power of two >= the item's average row length, so that
+/// a typical row keeps every lane of its sub-warp busy for one step; the same for the whole block.
+template <typename T, typename I>
+__device__ void csr_smart_item(const CsrItem<T, I>& item, const T* item_b, const Operands<T>& op,
+                               T* item_x)
+{
+    const int rows = item.at.rows;
+    const int nnz = static_cast<int>(item.row_ptrs[rows] - item.row_ptrs[0]);
+    const int mean_row_nnz = (nnz + rows - 1) / rows;
+    if (mean_row_nnz <= 1) {
+        csr_subwarp_rows<1>(rows, item.values, item.col_idxs, item.row_ptrs, item_b, op, item_x);
+    } else if (mean_row_nnz <= 2) {
+        csr_subwarp_rows<2>(rows, item.values, item.col_idxs, item.row_ptrs, item_b, op, item_x);
+    } else if (mean_row_nnz <= 4) {
+        csr_subwarp_rows<4>(rows, item.values, item.col_idxs, item.row_ptrs, item_b, op, item_x);
+    } else if (mean_row_nnz <= 8) {
+        csr_subwarp_rows<8>(rows, item.values, item.col_idxs, item.row_ptrs, item_b, op, item_x);
+    } else if (mean_row_nnz <= 16) {
+        csr_subwarp_rows<16>(rows, item.values, item.col_idxs, item.row_ptrs, item_b, op, item_x);
+    } else {
+        csr_subwarp_rows<32>(rows, item.values, item.col_idxs, item.row_ptrs, item_b, op, item_x);
+    }
+}
+
 template <int subwarp_size, typename T, typename I>
 __global__ void __launch_bounds__(SparsePolicy::block_size)
-    csr_rows_kernel(const std::int32_t* rows, const std::int32_t* cols,
-                    const std::int64_t* stored_offsets, const std::int64_t* row_offsets,
-                    bool shared_pattern, const T* values, const I* col_idxs, const I* row_ptrs,
-                    Operands<T> op)
+    csr_rows_kernel(CsrView<T, I> a, Operands<T> op)
 {
-    // One block per item, one sub-warp per row.
-    const std::int64_t item = blockIdx.x;
-    const auto at = item_offsets(rows, cols, stored_offsets, shared_pattern, item);
-    const T* item_b = load_item_b(op, item, at.cols);
-    const I* item_row_ptrs = row_ptrs + (shared_pattern ? 0 : row_offsets[item] + item);
-    const T* item_values = values + at.values;
-    const I* item_cols = col_idxs + at.pattern;
-    T* item_x = op.item_x(item);
+    // One block per item, one sub-warp of `subwarp_size` lanes per row (0: smart, chosen per item).
+    const std::int64_t index = blockIdx.x;
+    const auto item = csr_item(a, index);
+    const T* item_b = load_item_b(op, index, item.at.cols);
+    T* item_x = op.item_x(index);
     if constexpr (subwarp_size > 0) {
-        csr_subwarp_rows<subwarp_size>(at.rows, item_values, item_cols, item_row_ptrs, item_b, op,
-                                       item_x);
+        csr_subwarp_rows<subwarp_size>(item.at.rows, item.values, item.col_idxs, item.row_ptrs,
+                                       item_b, op, item_x);
     } else {
-        // Smart: the power of two >= the average row length, so that a typical row keeps every
-        // lane of its sub-warp busy for one step; the same for the whole block, so no divergence.
-        const int nnz = static_cast<int>(item_row_ptrs[at.rows] - item_row_ptrs[0]);
-        const int mean_row_nnz = (nnz + at.rows - 1) / at.rows;
-        if (mean_row_nnz <= 1) {
-            csr_subwarp_rows<1>(at.rows, item_values, item_cols, item_row_ptrs, item_b, op, item_x);
-        } else if (mean_row_nnz <= 2) {
-            csr_subwarp_rows<2>(at.rows, item_values, item_cols, item_row_ptrs, item_b, op, item_x);
-        } else if (mean_row_nnz <= 4) {
-            csr_subwarp_rows<4>(at.rows, item_values, item_cols, item_row_ptrs, item_b, op, item_x);
-        } else if (mean_row_nnz <= 8) {
-            csr_subwarp_rows<8>(at.rows, item_values, item_cols, item_row_ptrs, item_b, op, item_x);
-        } else if (mean_row_nnz <= 16) {
-            csr_subwarp_rows<16>(at.rows, item_values, item_cols, item_row_ptrs, item_b, op, item_x);
-        } else {
-            csr_subwarp_rows<32>(at.rows, item_values, item_cols, item_row_ptrs, item_b, op, item_x);
-        }
+        csr_smart_item(item, item_b, op, item_x);
     }
 }
 
@@ -232,26 +277,44 @@ struct CsrRowWalker {
     }
 };
 
+/// Balanced: x_i scaled by beta, then each 32-lane group sums its equal share of the nonzeros.
 template <typename T, typename I>
-__global__ void __launch_bounds__(SparsePolicy::block_size)
-    csr_balanced_kernel(const std::int32_t* rows, const std::int32_t* cols,
-                        const std::int64_t* stored_offsets, const std::int64_t* row_offsets,
-                        bool shared_pattern, const T* values, const I* col_idxs, const I* row_ptrs,
-                        const I* balanced_row_starts, Operands<T> op)
+__device__ void csr_balanced_item(const CsrView<T, I>& a, std::int64_t index,
+                                  const CsrItem<T, I>& item, const Operands<T>& op, T* item_x)
 {
-    // One block per item, one equal share of its nonzeros per 32-lane group (segmented scan).
-    const std::int64_t item = blockIdx.x;
-    const auto at = item_offsets(rows, cols, stored_offsets, shared_pattern, item);
-    T* item_x = op.item_x(item);
-    scale_item_x(at.rows, op, item_x);
-    const T* item_b = load_item_b(op, item, at.cols);
-    const I* item_row_ptrs = row_ptrs + (shared_pattern ? 0 : row_offsets[item] + item);
+    scale_item_x(item.at.rows, op, item_x);
+    const T* item_b = load_item_b(op, index, item.at.cols);
     const int group_id = warp::subwarp_id_in_block<SparsePolicy::group_size>();
     CsrRowWalker<I> walker{
-        item_row_ptrs,
-        static_cast<int>(balanced_row_starts[item * (SparsePolicy::num_groups + 1) + group_id])};
-    accumulate_row_runs(static_cast<int>(item_row_ptrs[at.rows]), values + at.values,
-                        col_idxs + at.pattern, walker, item_b, op, item_x);
+        item.row_ptrs,
+        static_cast<int>(a.balanced_row_starts[index * (SparsePolicy::num_groups + 1) + group_id])};
+    accumulate_row_runs(static_cast<int>(item.row_ptrs[item.at.rows]), item.values, item.col_idxs,
+                        walker, item_b, op, item_x);
+}
+
+template <typename T, typename I>
+__global__ void __launch_bounds__(SparsePolicy::block_size)
+    csr_balanced_kernel(CsrView<T, I> a, Operands<T> op)
+{
+    // One block per item, one equal share of its nonzeros per 32-lane group (segmented scan).
+    const std::int64_t index = blockIdx.x;
+    csr_balanced_item(a, index, csr_item(a, index), op, op.item_x(index));
+}
+
+template <typename T, typename I>
+__global__ void __launch_bounds__(SparsePolicy::block_size)
+    csr_automatic_kernel(CsrView<T, I> a, Operands<T> op)
+{
+    // One block per item, running it as smart or balanced as chosen at creation (the branch is uniform
+    // over the block, so it costs no divergence).
+    const std::int64_t index = blockIdx.x;
+    const auto item = csr_item(a, index);
+    T* item_x = op.item_x(index);
+    if (a.item_kernels[index] == static_cast<std::int32_t>(::larch::batch::CsrSpmvKernel::balanced)) {
+        csr_balanced_item(a, index, item, op, item_x);
+    } else {
+        csr_smart_item(item, load_item_b(op, index, item.at.cols), op, item_x);
+    }
 }
 
 template <typename T, typename I>
@@ -308,30 +371,28 @@ void csr_spmv(const DefaultExecutor& exec, const ::larch::batch::Csr<T, I>& a,
               T beta, ::larch::batch::Vector<T>& x)
 {
     using ::larch::batch::CsrSpmvKernel;
-    const auto& layout = a.get_layout();
-    const auto staging = SparsePolicy::staging_bytes<T>(exec, layout, b.get_num_cols());
+    const auto staging = SparsePolicy::staging_bytes<T>(exec, a.get_layout(), b.get_num_cols());
     const auto op = operands_of(alpha, b, beta, x, staging);
+    const auto view = view_of(a);
     const auto grid = static_cast<unsigned>(a.get_num_items());
-    const auto launch_rows = [&](auto subwarp_constant) {
-        constexpr int p = decltype(subwarp_constant)::value;
-        csr_rows_kernel<p, T, I><<<grid, SparsePolicy::block_size, staging>>>(
-            layout.get_const_rows(), layout.get_const_cols(), layout.get_const_stored_offsets(),
-            layout.get_const_row_offsets(), layout.has_shared_pattern(), a.get_const_values(),
-            a.get_const_col_idxs(), a.get_const_row_ptrs(), op);
-        LARCH_LAUNCH_CHECK("batch_sparse::csr_rows_kernel");
-    };
     switch (kernel) {
-    case CsrSpmvKernel::scalar: launch_rows(std::integral_constant<int, 1>{}); break;
-    case CsrSpmvKernel::vector: launch_rows(std::integral_constant<int, 32>{}); break;
-    case CsrSpmvKernel::balanced:
-        csr_balanced_kernel<T, I><<<grid, SparsePolicy::block_size, staging>>>(
-            layout.get_const_rows(), layout.get_const_cols(), layout.get_const_stored_offsets(),
-            layout.get_const_row_offsets(), layout.has_shared_pattern(), a.get_const_values(),
-            a.get_const_col_idxs(), a.get_const_row_ptrs(), a.get_const_balanced_row_starts(), op);
-        LARCH_LAUNCH_CHECK("batch_sparse::csr_balanced_kernel");
+    case CsrSpmvKernel::scalar:
+        csr_rows_kernel<1, T, I><<<grid, SparsePolicy::block_size, staging>>>(view, op);
         break;
-    default: launch_rows(std::integral_constant<int, 0>{}); break;
+    case CsrSpmvKernel::vector:
+        csr_rows_kernel<32, T, I><<<grid, SparsePolicy::block_size, staging>>>(view, op);
+        break;
+    case CsrSpmvKernel::smart:
+        csr_rows_kernel<0, T, I><<<grid, SparsePolicy::block_size, staging>>>(view, op);
+        break;
+    case CsrSpmvKernel::balanced:
+        csr_balanced_kernel<T, I><<<grid, SparsePolicy::block_size, staging>>>(view, op);
+        break;
+    case CsrSpmvKernel::automatic:
+        csr_automatic_kernel<T, I><<<grid, SparsePolicy::block_size, staging>>>(view, op);
+        break;
     }
+    LARCH_LAUNCH_CHECK("batch_sparse::csr_spmv");
 }
 
 template <typename T, typename I>

@@ -260,14 +260,30 @@ TEST(BatchCsrReference, PrecomputesEqualNonzeroSegmentsForTheBalancedKernel)
     }
     data.entries.push_back({2, 0, 1.0});
     data.entries.push_back({3, 0, 1.0});
+    // A second item, 8 x 32, whose row 0 holds 30 of its 37 nonzeros.
+    matrix_data<double> skewed{dim2{8, 32}};
+    for (std::int32_t col = 0; col < 30; ++col) {
+        skewed.entries.push_back({0, col, 1.0});
+    }
+    for (std::int32_t row = 1; row < 8; ++row) {
+        skewed.entries.push_back({row, row, 1.0});
+    }
     const auto a =
-        larch::batch::Csr<double>::create(larch::make_executor("reference"), {data});
+        larch::batch::Csr<double>::create(larch::make_executor("reference"), {data, skewed});
 
     const std::vector<std::int32_t> starts(a->get_const_balanced_row_starts(),
                                            a->get_const_balanced_row_starts() + 9);
+    const std::vector<std::int32_t> kernels(a->get_const_item_kernels(),
+                                            a->get_const_item_kernels() + 2);
 
     EXPECT_EQ(starts, (std::vector<std::int32_t>{0, 1, 1, 1, 1, 1, 1, 2, 4}));
-    EXPECT_EQ(a->get_max_row_nnz(), 13u);
+    EXPECT_EQ(a->get_max_row_nnz(), 30u);
+    // Automatic: item 0 has mean 4 and longest row 13 <= 4 x 4, so smart; item 1 has mean 37 / 8 and
+    // longest row 30 > 4 x 37 / 8, so balanced.
+    EXPECT_EQ(kernels, (std::vector<std::int32_t>{
+                           static_cast<std::int32_t>(larch::batch::CsrSpmvKernel::smart),
+                           static_cast<std::int32_t>(larch::batch::CsrSpmvKernel::balanced)}));
+    EXPECT_EQ(a->get_num_balanced_items(), 1u);
 }
 
 TEST(BatchCsrReference, NamesEveryKernelAndRejectsUnknownNames)

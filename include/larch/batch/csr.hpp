@@ -22,8 +22,9 @@ namespace batch {
  * item whatever is chosen). Every kernel runs one thread block per item (paper 004):
  */
 enum class CsrSpmvKernel {
-    automatic,  ///< chosen per batch from the average and the spread of nonzeros per row (see
-                ///< choose_csr_spmv_kernel)
+    automatic,  ///< per item: balanced for an item whose longest row exceeds 4x its mean row
+                ///< length (at least 2), smart otherwise (choice made at creation, see
+                ///< get_const_item_kernels)
     scalar,     ///< one thread per row
     vector,     ///< one 32-lane warp per row, warp reduction
     smart,      ///< one sub-warp per row, its size the power of two nearest the item's nnz / rows
@@ -118,6 +119,14 @@ public:
     {
         return balanced_row_starts_.get_const_data();
     }
+    /// Executor memory, one entry per item: the kernel automatic runs it with, as
+    /// static_cast<int>(CsrSpmvKernel::smart) or static_cast<int>(CsrSpmvKernel::balanced).
+    const std::int32_t* get_const_item_kernels() const noexcept
+    {
+        return item_kernels_.get_const_data();
+    }
+    /// How many items automatic runs with the balanced kernel (host data).
+    size_type get_num_balanced_items() const noexcept { return num_balanced_items_; }
     /// Nonzeros per row over the whole batch (total nnz / total rows; host data).
     double get_mean_row_nnz() const noexcept { return mean_row_nnz_; }
     /// The longest row of any item (host data).
@@ -130,7 +139,7 @@ protected:
 
 private:
     Csr(SparseLayout layout, array<T> values, array<I> col_idxs, array<I> row_ptrs,
-        array<I> balanced_row_starts);
+        array<I> balanced_row_starts, array<std::int32_t> item_kernels);
     /// Items [first, last) as coordinate data, copying only their part of the arrays to the host.
     std::vector<matrix_data<T, I>> to_data(size_type first, size_type last) const;
     /// The kernel launch of both applies, after validation.
@@ -141,14 +150,12 @@ private:
     array<I> col_idxs_;
     array<I> row_ptrs_;
     array<I> balanced_row_starts_;
+    array<std::int32_t> item_kernels_;
+    size_type num_balanced_items_ = 0;
     double mean_row_nnz_ = 0.0;
     size_type max_row_nnz_ = 0;
     CsrSpmvKernel kernel_ = CsrSpmvKernel::automatic;
 };
-
-/// The kernel `automatic` runs for `a` (host statistics only, no executor access): see csr.cpp.
-template <typename T, typename I>
-CsrSpmvKernel choose_csr_spmv_kernel(const Csr<T, I>& a);
 
 }  // namespace batch
 }  // namespace larch
