@@ -224,6 +224,7 @@ const Problem<V>& load_problem(const CaseContext& context)
                                          return p.row == q.row && p.col == q.col;
                                      });
     }
+    // The oracle: the reference executor's batch::Csr product.
     const auto reference = context.reference();
     const auto a = batch::Csr<V, index_type>::create(reference, problem.items);
     const auto b = batch_vector(reference, problem, problem.b);
@@ -499,7 +500,9 @@ const bool registered = register_operation(
      "batched SpMV x_i = A_i b_i of variable-size sparse items (batch::Csr kernels, batch::Coo, "
      "batch::Ell); on CUDA beside cuSPARSE (block-diagonal join, loop over items, strided SpMM)",
      {"batch", "kernel", "num_items", "matrix", "order", "row_nnz", "rows", "max_rows", "loop_items"},
-     {"kernel", "num_items", "row_nnz", "rows"},
+     // kernel last: the driver expands the last list innermost, so the kernels of one batch run one
+     // after the other and share its host-side setup.
+     {"num_items", "row_nnz", "rows", "kernel"},
      validate_batch_spmv,
      [](const CaseContext& context) {
          return dispatch_precision(context.precision(), [&](auto value) {

@@ -27,7 +27,7 @@ std::unique_ptr<Coo<T, I>> Coo<T, I>::create(std::shared_ptr<const Executor> exe
     std::vector<I> col_idxs;
     values.reserve(layout.get_total_stored());
     for (size_type item = 0; item < items.size(); ++item) {
-        for (const auto& e : prepared.items[item].entries) {
+        for (const auto& e : prepared.items[item]->entries) {
             values.push_back(e.value);
             if (item == 0 || !prepared.shared_pattern) {
                 row_idxs.push_back(e.row);

@@ -82,7 +82,7 @@ std::unique_ptr<Csr<T, I>> Csr<T, I>::create(std::shared_ptr<const Executor> exe
     size_type max_row_nnz = 0;
     size_type num_balanced_items = 0;
     for (size_type item = 0; item < items.size(); ++item) {
-        const auto& data = prepared.items[item];
+        const auto& data = *prepared.items[item];
         const auto rows = data.size.rows;
         std::vector<I> item_row_ptrs(rows + 1, 0);
         for (const auto& e : data.entries) {

@@ -26,7 +26,8 @@ std::unique_ptr<Ell<T, I>> Ell<T, I>::create(std::shared_ptr<const Executor> exe
     std::vector<size_type> num_slots;
     std::vector<size_type> widths;
     size_type num_nonzeros = 0;
-    for (const auto& data : prepared.items) {
+    for (const auto* item_data : prepared.items) {
+        const auto& data = *item_data;
         std::vector<size_type> row_nnz(data.size.rows, 0);
         for (const auto& e : data.entries) {
             ++row_nnz[static_cast<size_type>(e.row)];
@@ -40,7 +41,7 @@ std::unique_ptr<Ell<T, I>> Ell<T, I>::create(std::shared_ptr<const Executor> exe
     std::vector<I> col_idxs(prepared.shared_pattern ? num_slots.front() : layout.get_total_stored(),
                             invalid_index);
     for (size_type item = 0; item < items.size(); ++item) {
-        const auto& data = prepared.items[item];
+        const auto& data = *prepared.items[item];
         const auto rows = data.size.rows;
         const auto offset = static_cast<size_type>(layout.get_stored_offset(item));
         const auto pattern_offset = prepared.shared_pattern ? 0 : offset;

@@ -3,7 +3,10 @@
 // items to batch::Dense. Everything here runs in core before any kernel (kernels assume valid input).
 #pragma once
 
+#include <algorithm>
+#include <deque>
 #include <string>
+#include <tuple>
 #include <vector>
 
 #include "larch/base/exception.hpp"
@@ -17,10 +20,12 @@ namespace batch {
 namespace detail {
 
 /// Items sorted row-major with duplicates summed, their sizes and nonzero counts, and whether all of
-/// them have one pattern.
+/// them have one pattern. An item that already is in that order is used in place (no copy of what may
+/// be hundreds of millions of entries); the others are normalized copies kept in `normalized`.
 template <typename V, typename I>
 struct PreparedItems {
-    std::vector<matrix_data<V, I>> items;
+    std::vector<const matrix_data<V, I>*> items;
+    std::deque<matrix_data<V, I>> normalized;
     std::vector<dim2> sizes;
     std::vector<size_type> nonzeros;
     bool shared_pattern = false;
@@ -49,33 +54,46 @@ PreparedItems<V, I> prepare_items(const std::vector<matrix_data<V, I>>& items,
                                   PatternSharing sharing, const std::string& context)
 {
     PreparedItems<V, I> prepared;
-    prepared.items = items;
     for (size_type item = 0; item < items.size(); ++item) {
-        auto& data = prepared.items[item];
+        const auto& data = items[item];
         const auto item_context = context + ": item " + std::to_string(item);
         LARCH_ENSURE(data.size.rows > 0 && data.size.cols > 0, BadInput,
                      item_context + " is " + to_string(data.size) +
                          "; every item needs at least one row and one column");
         data.validate(item_context);
-        data.sum_duplicates();
-        prepared.sizes.push_back(data.size);
-        prepared.nonzeros.push_back(data.entries.size());
+        // Already normal: every entry strictly after its predecessor in row-major order.
+        const bool normal =
+            std::adjacent_find(data.entries.begin(), data.entries.end(),
+                               [](const auto& before, const auto& after) {
+                                   return std::tie(after.row, after.col) <=
+                                          std::tie(before.row, before.col);
+                               }) == data.entries.end();
+        if (normal) {
+            prepared.items.push_back(&data);
+        } else {
+            prepared.normalized.push_back(data);
+            prepared.normalized.back().sum_duplicates();
+            prepared.items.push_back(&prepared.normalized.back());
+        }
+        prepared.sizes.push_back(prepared.items.back()->size);
+        prepared.nonzeros.push_back(prepared.items.back()->entries.size());
     }
     if (sharing == PatternSharing::per_item || items.empty()) {
         return prepared;
     }
     for (size_type item = 1; item < items.size(); ++item) {
-        const auto difference = first_pattern_difference(prepared.items[0], prepared.items[item]);
+        const auto difference =
+            first_pattern_difference(*prepared.items[0], *prepared.items[item]);
         if (difference < 0) {
             continue;
         }
         if (sharing == PatternSharing::shared) {
             LARCH_THROW(BadInput, context + ": a shared pattern was declared but item " +
                                       std::to_string(item) + " (" +
-                                      to_string(prepared.items[item].size) + ", " +
+                                      to_string(prepared.items[item]->size) + ", " +
                                       std::to_string(prepared.nonzeros[item]) +
                                       " nonzeros) differs from item 0 (" +
-                                      to_string(prepared.items[0].size) + ", " +
+                                      to_string(prepared.items[0]->size) + ", " +
                                       std::to_string(prepared.nonzeros[0]) +
                                       " nonzeros) at its nonzero " + std::to_string(difference));
         }

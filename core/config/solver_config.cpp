@@ -6,6 +6,8 @@
 #include <limits>
 #include <set>
 #include <sstream>
+#include <utility>
+#include <vector>
 
 #include <nlohmann/json.hpp>
 
@@ -148,7 +150,9 @@ Parameters read_common(const ObjectReader& reader, Parameters parameters)
             ObjectReader{description, path, {"type"}};
             return parameters;
         }
-        ObjectReader preconditioner{description, path, {"type", "max_block_size"}};
+        ObjectReader preconditioner{description, path,
+                                    {"type", "max_block_size", "algorithm", "storage_precision", "accuracy",
+                                     "on_singular_block"}};
         if (!preconditioner.has("type")) {
             fail(path, "missing field \"type\" (block_jacobi or none)");
         }
@@ -160,6 +164,44 @@ Parameters read_common(const ObjectReader& reader, Parameters parameters)
         auto jacobi = preconditioner::BlockJacobi<T>::build();
         if (preconditioner.has("max_block_size")) {
             jacobi.with_max_block_size(preconditioner.get_count("max_block_size", 1));
+        }
+        // a string field with a fixed set of values, e.g. "algorithm": "gauss_huard"
+        const auto read_choice = [&](const std::string& key, const auto& choices) {
+            const auto value = preconditioner.get_string(key);
+            std::string valid;
+            for (const auto& choice : choices) {
+                if (choice.first == value) {
+                    return choice.second;
+                }
+                valid += (valid.empty() ? "" : ", ") + choice.first;
+            }
+            fail(preconditioner.field_path(key), "unknown value \"" + value + "\"; valid values are " + valid);
+        };
+        using preconditioner::BlockJacobiAlgorithm;
+        using preconditioner::BlockJacobiStorage;
+        using preconditioner::SingularBlockPolicy;
+        if (preconditioner.has("algorithm")) {
+            jacobi.with_algorithm(read_choice(
+                "algorithm", std::vector<std::pair<std::string, BlockJacobiAlgorithm>>{
+                                 {"gauss_jordan", BlockJacobiAlgorithm::gauss_jordan},
+                                 {"gauss_huard", BlockJacobiAlgorithm::gauss_huard},
+                                 {"gauss_huard_transposed", BlockJacobiAlgorithm::gauss_huard_transposed}}));
+        }
+        if (preconditioner.has("storage_precision")) {
+            jacobi.with_storage_precision(read_choice(
+                "storage_precision", std::vector<std::pair<std::string, BlockJacobiStorage>>{
+                                         {"working", BlockJacobiStorage::working},
+                                         {"adaptive", BlockJacobiStorage::adaptive}}));
+        }
+        if (preconditioner.has("accuracy")) {
+            jacobi.with_accuracy(
+                preconditioner.get_number("accuracy", std::numeric_limits<double>::min(), 1.0));
+        }
+        if (preconditioner.has("on_singular_block")) {
+            jacobi.with_on_singular_block(read_choice(
+                "on_singular_block", std::vector<std::pair<std::string, SingularBlockPolicy>>{
+                                         {"fallback", SingularBlockPolicy::fallback},
+                                         {"throw", SingularBlockPolicy::throw_error}}));
         }
         parameters.with_preconditioner(jacobi);
     }

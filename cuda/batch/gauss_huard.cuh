@@ -135,6 +135,39 @@ __device__ __forceinline__ int gauss_huard_factorize_item(T* factors, std::int32
 }
 
 /**
+ * Solves with the factors of one n x n item for one right-hand side, one solution entry per lane: on entry
+ * `y` is this lane's entry of b (0 for lanes >= n); returns the solution entry that belongs at row
+ * pivots[lane]. `factor(position)` returns the factor stored at `position` (see factor_position) in T: the
+ * storage policy, so that callers keep the factors in any precision or place (block-Jacobi stores them
+ * in a per-block precision).
+ */
+template <int subwarp_size, typename T, typename FactorLoader>
+__device__ __forceinline__ T gauss_huard_solve_column(const FactorLoader& factor, int n, bool transposed_storage,
+                                                      T y)
+{
+    const int lane = warp::rank<subwarp_size>();
+    for (int k = 0; k < n; ++k) {
+        const T partial = lane < k ? factor(std::int64_t{k} * n + lane) * y : T{};
+        const T dot = warp::all_reduce_sum<subwarp_size>(partial);
+        if (lane == k) {
+            y = (y - dot) / factor(std::int64_t{k} * n + k);
+        }
+        const T y_k = warp::broadcast<subwarp_size>(y, k);
+        if (lane < k) {
+            y = fma(-factor(factor_position(lane, k, n, transposed_storage)), y_k, y);
+        }
+    }
+    return y;
+}
+
+/// Reads factors of T from memory: the storage policy of the batched solve.
+template <typename T>
+struct PlainFactors {
+    const T* factors;
+    __device__ __forceinline__ T operator()(std::int64_t position) const { return factors[position]; }
+};
+
+/**
  * Solves with the factors of one n x n item for each of the `num_rhs` columns of b (row-major n x num_rhs)
  * into x (may be b). One solution entry per lane.
  */
@@ -147,18 +180,8 @@ __device__ __forceinline__ void gauss_huard_solve_item(const T* factors, const s
     const bool real_row = lane < n;
     const int destination_row = real_row ? pivots[lane] : 0;
     for (int rhs = 0; rhs < num_rhs; ++rhs) {
-        T y = real_row ? b[lane * num_rhs + rhs] : T{};
-        for (int k = 0; k < n; ++k) {
-            const T partial = lane < k ? factors[std::int64_t{k} * n + lane] * y : T{};
-            const T dot = warp::all_reduce_sum<subwarp_size>(partial);
-            if (lane == k) {
-                y = (y - dot) / factors[std::int64_t{k} * n + k];
-            }
-            const T y_k = warp::broadcast<subwarp_size>(y, k);
-            if (lane < k) {
-                y = fma(-factors[factor_position(lane, k, n, transposed_storage)], y_k, y);
-            }
-        }
+        const T y = gauss_huard_solve_column<subwarp_size>(PlainFactors<T>{factors}, n, transposed_storage,
+                                                           real_row ? b[lane * num_rhs + rhs] : T{});
         if (real_row) {
             x[destination_row * num_rhs + rhs] = y;
         }

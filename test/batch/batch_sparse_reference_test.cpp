@@ -74,6 +74,17 @@ TYPED_TEST(BatchSparseReference, KeepsSizesAndNonzerosOfItemsOfDifferentSizes)
     }
 }
 
+TYPED_TEST(BatchSparseReference, SortsEntriesAndSumsDuplicates)
+{
+    const std::vector<matrix_data<double>> items{
+        {dim2{2, 2}, {{1, 0, 1.0}, {0, 1, 2.0}, {1, 0, 3.0}}}};
+
+    const auto a = TypeParam::create(this->ref, items);
+
+    EXPECT_EQ(a->to_data()[0].entries,
+              (std::vector<matrix_data<double>::entry>{{0, 1, 2.0}, {1, 0, 4.0}}));
+}
+
 TYPED_TEST(BatchSparseReference, AppliesToSeveralColumnsAsComputedByHand)
 {
     const auto a = TypeParam::create(this->ref, small_items());

@@ -1,5 +1,6 @@
 // Scalar Jacobi (BlockJacobi with max_block_size 1) on every executor: the inverted diagonal, the zero
 // diagonal rule and its report, application to several columns and the scaled apply, parameter errors.
+// (Larger blocks: block_jacobi_blocks_test.cpp.)
 #include <gtest/gtest.h>
 
 #include <limits>
@@ -50,17 +51,19 @@ TEST_P(BlockJacobiTest, AppliesToSeveralColumnsAndScales)
 INSTANTIATE_TEST_SUITE_P(AllExecutors, BlockJacobiTest, ::testing::ValuesIn(larch::test::executor_names()),
                          [](const auto& info) { return info.param; });
 
-TEST(BlockJacobi, LargerBlocksAreNotSupportedYet)
+TEST(BlockJacobi, RejectsBadParametersNamingTheValue)
 {
     auto exec = larch::make_executor("reference");
     auto a = larch::share(Csr::create(exec, matrix_with_zero_diagonal()));
-    try {
-        Jacobi::build().with_max_block_size(4).on(exec)->generate(a);
-        FAIL() << "no exception";
-    } catch (const larch::NotSupported& error) {
-        EXPECT_NE(std::string{error.what()}.find("max_block_size 4 is not supported yet"), std::string::npos);
-    }
     EXPECT_THROW(Jacobi::build().with_max_block_size(0).on(exec)->generate(a), larch::BadInput);
+    try {
+        Jacobi::build().with_block_pointers({0, 2, 2, 5}).on(exec)->generate(a);
+        FAIL() << "no exception";
+    } catch (const larch::BadInput& error) {
+        EXPECT_NE(std::string{error.what()}.find("strictly ascending"), std::string::npos) << error.what();
+    }
+    EXPECT_THROW(Jacobi::build().with_block_pointers({0, 2, 4}).on(exec)->generate(a), larch::BadInput);
+    EXPECT_THROW(Jacobi::build().with_max_block_size(2).with_accuracy(0).on(exec)->generate(a), larch::BadInput);
 }
 
 TEST(BlockJacobi, RejectsOtherMatrixTypesAndNonSquareMatrices)

@@ -1,7 +1,9 @@
-// preconditioner::BlockJacobi<V, I>: the (block-)Jacobi preconditioner generated from a Csr matrix. For now
-// max_block_size = 1 only: scalar Jacobi, M^{-1} = D^{-1} with D the diagonal of A.
+// preconditioner::BlockJacobi<V, I>: the (block-)Jacobi preconditioner generated from a Csr matrix: diagonal
+// blocks found by supervariable detection (or given), inverted (Gauss-Jordan) or factorized (Gauss-Huard),
+// stored in a per-block precision and applied as a batched block-diagonal product or solve.
 #pragma once
 
+#include <cstdint>
 #include <memory>
 #include <string>
 #include <vector>
@@ -15,16 +17,64 @@
 namespace larch {
 namespace preconditioner {
 
+/// How each diagonal block is processed at generation (papers 002 and 003).
+enum class BlockJacobiAlgorithm {
+    gauss_jordan,           ///< explicit inverse by Gauss-Jordan with partial pivoting; apply = block gemv
+    gauss_huard,            ///< Gauss-Huard factors (BGH); apply = Gauss-Huard solve
+    gauss_huard_transposed  ///< Gauss-Huard factors with U stored transposed (BGHT); apply = solve
+};
+
+/// In which precision the blocks are stored (they are always applied in the working precision V).
+enum class BlockJacobiStorage {
+    working,  ///< every block in V
+    adaptive  ///< per block the cheapest of double / float / half that keeps u * cond_inf < accuracy
+};
+
+/// What generation does with a singular or numerically singular diagonal block.
+enum class SingularBlockPolicy {
+    fallback,  ///< the block's rows use scalar Jacobi (1 / a_ii, 1 for a zero diagonal); reported
+    throw_error  ///< generation throws BadInput naming the first such block
+};
+
+/// Storage precision of one block, as reported by get_block_precisions().
+enum class BlockPrecision : std::uint8_t { double_precision = 0, single_precision = 1, half_precision = 2 };
+
 /**
  * Block-Jacobi preconditioner: apply(b, x) computes x = D^{-1} b, where D holds the diagonal blocks of the
- * system matrix. With max_block_size = 1 (the default, and the only size supported so far) it is scalar
- * Jacobi: D is the diagonal. Runs on reference, omp, cuda and hip; generation costs one pass over A.
+ * system matrix. With max_block_size = 1 (the default) it is scalar Jacobi: D is the diagonal.
  *
- * Zero diagonal rule: a zero or missing diagonal entry a(i, i) gives D^{-1}(i, i) = 1, i.e. that row of the
- * residual is passed through unscaled instead of dividing by zero. The rows concerned are reported by
- * get_zero_diagonal_rows().
+ * Blocks: `block_pointers` (num_blocks + 1 ascending row offsets from 0 to n) when given, otherwise
+ * supervariable blocking: consecutive rows with identical column patterns form a supervariable, a
+ * supervariable longer than max_block_size is split into pieces of max_block_size rows, and consecutive
+ * supervariables are agglomerated greedily while the block stays within max_block_size. max_block_size
+ * may be any positive value on reference and omp; on cuda and hip it is limited to 32 (the register
+ * kernels' bound; larger values throw NotSupported), and so are user block pointers.
  *
- *     auto jacobi = preconditioner::BlockJacobi<double>::build().with_max_block_size(1).on(exec)->generate(A);
+ * Generation (one pass over A plus O(sum n_b^3) flops): the blocks are extracted from the CSR matrix, their
+ * condition numbers cond_inf = ||A_b||_inf ||A_b^-1||_inf come from batch::CondEstimator (which also gives
+ * the Gauss-Jordan inverse), and for the Gauss-Huard algorithms the factors from batch::GaussHuard.
+ *
+ * Singular blocks: a block is singular when the elimination meets a zero or tiny pivot, its condition
+ * number is above 1 / (n_b eps) or not finite. With on_singular_block = fallback (the default) such a
+ * block is split into two halves (the first n_b / 2 rows and the rest) and both are generated again,
+ * recursively; a singular block of one row (a zero diagonal entry) uses scalar Jacobi with the zero
+ * diagonal rule below. So the preconditioner stays usable and never holds a half-processed inverse;
+ * get_num_split_blocks() counts the splits, get_singular_blocks() lists the one-row fallback blocks, and
+ * get_block_pointers() gives the final blocks (user block pointers are split likewise). With throw_error
+ * generation throws BadInput naming the first singular block.
+ *
+ * Adaptive precision: with storage_precision = adaptive each regular block is stored in the cheapest of
+ * double / float / half (not above V) whose unit roundoff u satisfies u * cond_inf(A_b) < accuracy and
+ * whose range holds the stored entries (Gauss-Huard factors: double or float only, since half's range
+ * cannot hold small pivots); get_storage_bytes() reports the memory the blocks take.
+ *
+ * Zero diagonal rule (scalar Jacobi and fallback blocks): a zero or missing diagonal entry a(i, i) gives
+ * D^{-1}(i, i) = 1, i.e. that row of the residual is passed through unscaled instead of dividing by zero.
+ * The rows concerned are reported by get_zero_diagonal_rows().
+ *
+ * Runs on reference, omp, cuda and hip.
+ *
+ *     auto jacobi = preconditioner::BlockJacobi<double>::build().with_max_block_size(32).on(exec)->generate(A);
  */
 template <typename V, typename I = std::int32_t>
 class BlockJacobi : public LinOp {
@@ -34,12 +84,44 @@ public:
 
     class Factory;
     struct parameters_type : enable_parameters<parameters_type, Factory> {
-        /// The largest diagonal block; 1 = scalar Jacobi. Larger blocks throw NotSupported for now.
+        /// The largest diagonal block; 1 = scalar Jacobi. At most 32 on cuda and hip.
         size_type max_block_size = 1;
+        /// Row offsets of the blocks (num_blocks + 1 entries, 0 to n, ascending); empty = detect blocks.
+        std::vector<I> block_pointers{};
+        BlockJacobiAlgorithm algorithm = BlockJacobiAlgorithm::gauss_jordan;
+        BlockJacobiStorage storage_precision = BlockJacobiStorage::working;
+        /// The accuracy of adaptive storage: u * cond_inf(block) must stay below it; in (0, 1].
+        double accuracy = 1e-1;
+        SingularBlockPolicy on_singular_block = SingularBlockPolicy::fallback;
 
         parameters_type& with_max_block_size(size_type value)
         {
             max_block_size = value;
+            return *this;
+        }
+        parameters_type& with_block_pointers(std::vector<I> value)
+        {
+            block_pointers = std::move(value);
+            return *this;
+        }
+        parameters_type& with_algorithm(BlockJacobiAlgorithm value)
+        {
+            algorithm = value;
+            return *this;
+        }
+        parameters_type& with_storage_precision(BlockJacobiStorage value)
+        {
+            storage_precision = value;
+            return *this;
+        }
+        parameters_type& with_accuracy(double value)
+        {
+            accuracy = value;
+            return *this;
+        }
+        parameters_type& with_on_singular_block(SingularBlockPolicy value)
+        {
+            on_singular_block = value;
             return *this;
         }
     };
@@ -51,19 +133,37 @@ public:
     static parameters_type build() { return {}; }
     /**
      * Generates the preconditioner of `system_matrix`, which must be a square matrix::Csr<V, I> (copied to
-     * `exec` if it lives elsewhere). Throws BadInput (max_block_size 0), NotSupported (max_block_size > 1,
-     * or another matrix type), DimensionMismatch (not square).
+     * `exec` if it lives elsewhere). Throws BadInput (max_block_size 0, invalid block_pointers, accuracy
+     * outside (0, 1], a singular block with on_singular_block = throw_error), NotSupported (another matrix
+     * type, a block above 32 rows on a GPU), DimensionMismatch (not square).
      */
     static std::unique_ptr<BlockJacobi> create(std::shared_ptr<const Executor> exec,
                                                const parameters_type& parameters,
                                                std::shared_ptr<const LinOp> system_matrix);
 
     const parameters_type& get_parameters() const noexcept { return parameters_; }
-    /// D^{-1} as a vector of num_rows entries on the executor.
+    /// The scalar Jacobi D^{-1} (num_rows entries on the executor), used by max_block_size 1 and by the
+    /// rows of fallback blocks.
     const array<V>& get_inverse_diagonal() const noexcept { return inverse_diagonal_; }
     /// Rows whose diagonal entry is zero or missing (their D^{-1} entry is 1), ascending.
     const std::vector<I>& get_zero_diagonal_rows() const noexcept { return zero_diagonal_rows_; }
     size_type get_num_zero_diagonal_rows() const noexcept { return zero_diagonal_rows_.size(); }
+
+    /// Number of diagonal blocks (num_rows for scalar Jacobi).
+    size_type get_num_blocks() const noexcept { return block_pointers_.size() - 1; }
+    /// Row offsets of the blocks, num_blocks + 1 entries (host copy).
+    const std::vector<I>& get_block_pointers() const noexcept { return block_pointers_; }
+    /// How many singular blocks were split in halves during generation.
+    size_type get_num_split_blocks() const noexcept { return num_split_blocks_; }
+    /// Blocks still singular at one row (zero diagonal; scalar Jacobi with the zero diagonal rule), ascending.
+    const std::vector<size_type>& get_singular_blocks() const noexcept { return singular_blocks_; }
+    size_type get_num_singular_blocks() const noexcept { return singular_blocks_.size(); }
+    /// cond_inf of every block (+inf for a singular one; |a_ii| / |a_ii| = 1 for scalar Jacobi rows).
+    const std::vector<double>& get_condition_numbers() const noexcept { return condition_numbers_; }
+    /// Storage precision of every block (a fallback block is stored as its diagonal in V).
+    const std::vector<BlockPrecision>& get_block_precisions() const noexcept { return precisions_; }
+    /// Bytes the stored blocks take (the block values only; with max_block_size 1, the diagonal).
+    size_type get_storage_bytes() const noexcept;
 
     std::unique_ptr<LinOp> clone_to(std::shared_ptr<const Executor> exec) const override;
     std::string get_type_name() const override;
@@ -77,9 +177,26 @@ protected:
     void apply_impl(double alpha, const LinOp& b, double beta, LinOp& x) const override;
 
 private:
+    static BlockPrecision working_precision();
+    void generate_blocks(const matrix::Csr<V, I>& system_matrix);
+
     parameters_type parameters_;
     array<V> inverse_diagonal_;
     std::vector<I> zero_diagonal_rows_;
+    std::vector<I> block_pointers_;
+    size_type largest_block_ = 1;
+    size_type num_split_blocks_ = 0;
+    std::vector<size_type> singular_blocks_;
+    std::vector<double> condition_numbers_;
+    std::vector<BlockPrecision> precisions_;
+    // The block storage (empty for scalar Jacobi): block b's entries in precision precision_codes_[b],
+    // kind kinds_[b] (see core/preconditioner/block_jacobi_kernels.hpp), from byte byte_offsets_[b].
+    array<I> device_block_pointers_;
+    array<std::uint8_t> precision_codes_;
+    array<std::uint8_t> kinds_;
+    array<std::int64_t> byte_offsets_;
+    array<std::uint8_t> storage_;
+    array<std::int32_t> pivots_;
 };
 
 }  // namespace preconditioner
