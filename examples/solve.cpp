@@ -5,6 +5,8 @@
 // Usage: solve [matrix.mtx] [--generate laplace2d|laplace3d|convection_diffusion2d] [--size N]
 //              [--executor NAME] [--solver cg|bicgstab|idr|gmres] [--config solver.json]
 //              [--tolerance TOL] [--max-iterations N] [--no-preconditioner] [--rhs ones|uniform]
+//              [--block-size K] [--algorithm gauss_jordan|gauss_huard|gauss_huard_transposed]
+//              [--adaptive-precision]
 #include <cstdio>
 #include <fstream>
 #include <iostream>
@@ -29,7 +31,9 @@ namespace {
 const char* usage =
     "usage: solve [matrix.mtx] [--generate laplace2d|laplace3d|convection_diffusion2d] [--size N]\n"
     "             [--executor NAME] [--solver cg|bicgstab|idr|gmres] [--config solver.json]\n"
-    "             [--tolerance TOL] [--max-iterations N] [--no-preconditioner] [--rhs ones|uniform]\n";
+    "             [--tolerance TOL] [--max-iterations N] [--no-preconditioner] [--rhs ones|uniform]\n"
+    "             [--block-size K]  (block-Jacobi with blocks of up to K rows; default 1 = scalar Jacobi)\n"
+    "             [--algorithm gauss_jordan|gauss_huard|gauss_huard_transposed] [--adaptive-precision]\n";
 
 struct Settings {
     std::string matrix_file;
@@ -42,6 +46,9 @@ struct Settings {
     size_type max_iterations = 10000;
     bool preconditioner = true;
     std::string rhs = "ones";
+    size_type block_size = 1;
+    std::string algorithm = "gauss_jordan";
+    bool adaptive_precision = false;
 };
 
 Settings parse_arguments(int argc, char** argv)
@@ -69,6 +76,12 @@ Settings parse_arguments(int argc, char** argv)
             settings.tolerance = std::stod(value());
         } else if (arg == "--max-iterations") {
             settings.max_iterations = std::stoul(value());
+        } else if (arg == "--block-size") {
+            settings.block_size = std::stoul(value());
+        } else if (arg == "--algorithm") {
+            settings.algorithm = value();
+        } else if (arg == "--adaptive-precision") {
+            settings.adaptive_precision = true;
         } else if (arg == "--no-preconditioner") {
             settings.preconditioner = false;
         } else if (arg == "--rhs") {
@@ -120,7 +133,10 @@ nlohmann::json solver_description(const Settings& settings)
     } else {
         description = {{"type", settings.solver}};
         if (settings.preconditioner) {
-            description["preconditioner"] = {{"type", "block_jacobi"}, {"max_block_size", 1}};
+            description["preconditioner"] = {{"type", "block_jacobi"},
+                                             {"max_block_size", settings.block_size},
+                                             {"algorithm", settings.algorithm},
+                                             {"storage_precision", settings.adaptive_precision ? "adaptive" : "working"}};
         }
     }
     if (description.is_object() && !description.contains("criteria")) {

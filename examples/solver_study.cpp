@@ -3,7 +3,10 @@
 // Jacobi, and CG with scalar Jacobi on the SPD ones. A solve counts as solved when the TRUE relative
 // residual ||b - Ax|| / ||b||, recomputed here on the host from the file's entries, is at most 1e-8.
 // Usage: solver_study [MATRIX_DIR] [--executor NAME] [--output table.md] [--max-iterations N] [--shard K/N]
-// (--shard K/N takes every N-th matrix starting at the K-th, so N processes can share the work)
+//                     [--solvers bicgstab,idr,gmres,cg] [--block-sizes 1,4,8,16,24,32]
+//                     [--algorithm gauss_jordan|gauss_huard|gauss_huard_transposed] [--time-limit SECONDS]
+// (--shard K/N takes every N-th matrix starting at the K-th, so N processes can share the work; every solver
+// runs with block-Jacobi of every bound of --block-sizes, 1 = scalar Jacobi, the default)
 #include <algorithm>
 #include <chrono>
 #include <cmath>
@@ -24,6 +27,7 @@
 #include <larch/generate/problems.hpp>
 #include <larch/io/matrix_market.hpp>
 #include <larch/matrix/csr.hpp>
+#include <larch/preconditioner/block_jacobi.hpp>
 
 using namespace larch;
 namespace fs = std::filesystem;
@@ -37,19 +41,34 @@ struct Settings {
     size_type max_iterations = 50000;
     size_type shard = 0;
     size_type num_shards = 1;
+    std::set<std::string> solvers{"bicgstab", "idr", "gmres", "cg"};
+    std::vector<size_type> block_sizes{1};
+    std::string algorithm = "gauss_jordan";
+    double time_limit = 0;  // seconds per solve, 0 = none
 };
 
 struct SolverCase {
+    std::string name;  // as --solvers names it
     std::string label;
     std::string config;  // JSON without criteria
     bool spd_only;
 };
 
 const std::vector<SolverCase> solver_cases{
-    {"BiCGSTAB", R"({"type": "bicgstab"})", false},
-    {"IDR(4)", R"({"type": "idr", "subspace_dim": 4, "seed": 42})", false},
-    {"GMRES(100)", R"({"type": "gmres", "restart": 100})", false},
-    {"CG", R"({"type": "cg"})", true},
+    {"bicgstab", "BiCGSTAB", R"({"type": "bicgstab"})", false},
+    {"idr", "IDR(4)", R"({"type": "idr", "subspace_dim": 4, "seed": 42})", false},
+    {"gmres", "GMRES(100)", R"({"type": "gmres", "restart": 100})", false},
+    {"cg", "CG", R"({"type": "cg"})", true},
+};
+
+/// A solver with a block-Jacobi bound (1 = scalar Jacobi).
+struct StudyCase {
+    SolverCase solver;
+    size_type block_size;
+    std::string label() const
+    {
+        return solver.label + (block_size == 1 ? "+J" : "+BJ(" + std::to_string(block_size) + ")");
+    }
 };
 
 struct Outcome {
@@ -60,6 +79,7 @@ struct Outcome {
     std::string reason;
     size_type replacements = 0;
     double seconds = 0;
+    size_type singular_blocks = 0;
 };
 
 /// Files marked SPD ("yes") in the folder's INDEX.md table (column "SPD"); empty if there is no index.
@@ -101,13 +121,18 @@ double host_relative_residual(const matrix_data<double, std::int32_t>& a, const 
     return static_cast<double>(std::sqrt(r_norm / b_norm));
 }
 
-Outcome run_case(const SolverCase& solver_case, std::shared_ptr<const Executor> exec,
+Outcome run_case(const StudyCase& study_case, const Settings& settings, std::shared_ptr<const Executor> exec,
                  const matrix_data<double, std::int32_t>& data, std::shared_ptr<const LinOp> a,
-                 const std::vector<double>& rhs, size_type max_iterations)
+                 const std::vector<double>& rhs)
 {
-    auto description = nlohmann::json::parse(solver_case.config);
-    description["criteria"] = {{"max_iterations", max_iterations}, {"relative_residual", 1e-9}};
-    description["preconditioner"] = {{"type", "block_jacobi"}, {"max_block_size", 1}};
+    auto description = nlohmann::json::parse(study_case.solver.config);
+    description["criteria"] = {{"max_iterations", settings.max_iterations}, {"relative_residual", 1e-9}};
+    if (settings.time_limit > 0) {
+        description["criteria"]["time_limit"] = settings.time_limit;
+    }
+    description["preconditioner"] = {{"type", "block_jacobi"},
+                                     {"max_block_size", study_case.block_size},
+                                     {"algorithm", settings.algorithm}};
     Outcome outcome;
     outcome.ran = true;
     const auto n = data.size.rows;
@@ -117,6 +142,14 @@ Outcome run_case(const SolverCase& solver_case, std::shared_ptr<const Executor> 
     const auto start = std::chrono::steady_clock::now();
     try {
         auto solver = config::create_solver_factory<double>(description, exec)->generate(a);
+        if (study_case.block_size > 1) {
+            // the singular blocks split, for the report (the solver generated its own copy of the preconditioner)
+            outcome.singular_blocks = preconditioner::BlockJacobi<double>::build()
+                                          .with_max_block_size(study_case.block_size)
+                                          .on(exec)
+                                          ->generate(a)
+                                          ->get_num_split_blocks();
+        }
         solver->apply(b, x);
         const auto& status = solver->get_status();
         outcome.iterations = status.iterations;
@@ -137,9 +170,10 @@ std::string cell(const Outcome& outcome)
         return "-";
     }
     char text[160];
-    std::snprintf(text, sizeof text, "%s %zu it, %.1e%s", outcome.solved ? "**ok**" : outcome.reason.c_str(),
+    std::snprintf(text, sizeof text, "%s %zu it, %.1e%s%s", outcome.solved ? "**ok**" : outcome.reason.c_str(),
                   outcome.iterations, outcome.relative_residual,
-                  outcome.replacements > 0 ? (" (" + std::to_string(outcome.replacements) + " rr)").c_str() : "");
+                  outcome.replacements > 0 ? (" (" + std::to_string(outcome.replacements) + " rr)").c_str() : "",
+                  outcome.singular_blocks > 0 ? (", " + std::to_string(outcome.singular_blocks) + " sb").c_str() : "");
     return text;
 }
 
@@ -160,11 +194,28 @@ int main(int argc, char** argv)
             const std::string shard = argv[++i];
             settings.shard = std::stoul(shard.substr(0, shard.find('/')));
             settings.num_shards = std::stoul(shard.substr(shard.find('/') + 1));
+        } else if (arg == "--solvers" && i + 1 < argc) {
+            settings.solvers.clear();
+            std::stringstream list{argv[++i]};
+            for (std::string name; std::getline(list, name, ',');) {
+                settings.solvers.insert(name);
+            }
+        } else if (arg == "--block-sizes" && i + 1 < argc) {
+            settings.block_sizes.clear();
+            std::stringstream list{argv[++i]};
+            for (std::string size; std::getline(list, size, ',');) {
+                settings.block_sizes.push_back(std::stoul(size));
+            }
+        } else if (arg == "--algorithm" && i + 1 < argc) {
+            settings.algorithm = argv[++i];
+        } else if (arg == "--time-limit" && i + 1 < argc) {
+            settings.time_limit = std::stod(argv[++i]);
         } else if (arg.rfind("--", 0) != 0) {
             settings.matrix_dir = arg;
         } else {
             std::cerr << "usage: solver_study [MATRIX_DIR] [--executor NAME] [--output table.md] "
-                         "[--max-iterations N] [--shard K/N]\n";
+                         "[--max-iterations N] [--shard K/N] [--solvers bicgstab,idr,gmres,cg] "
+                         "[--block-sizes 1,4,8,16,24,32] [--algorithm NAME] [--time-limit SECONDS]\n";
             return 2;
         }
     }
@@ -182,16 +233,26 @@ int main(int argc, char** argv)
     files = shard_files;
     const auto spd = read_spd_list(settings.matrix_dir);
     auto exec = make_executor(settings.executor);
+    std::vector<StudyCase> study_cases;
+    for (const auto& solver_case : solver_cases) {
+        if (settings.solvers.count(solver_case.name) > 0) {
+            for (const auto block_size : settings.block_sizes) {
+                study_cases.push_back({solver_case, block_size});
+            }
+        }
+    }
+    std::map<std::string, int> false_convergences;
+    std::map<std::string, int> stopped_at_start;
     std::map<std::string, int> solved;
     std::map<std::string, int> attempted;
     std::ostringstream table;
     std::string header_rule = "|---|---|---|---|";
-    for (size_t k = 0; k < solver_cases.size(); ++k) {
+    for (size_t k = 0; k < study_cases.size(); ++k) {
         header_rule += "---|";
     }
     table << "| matrix | n | nnz | SPD |";
-    for (const auto& solver_case : solver_cases) {
-        table << " " << solver_case.label << " |";
+    for (const auto& study_case : study_cases) {
+        table << " " << study_case.label() << " |";
     }
     table << "\n" << header_rule << "\n";
     for (const auto& file : files) {
@@ -201,17 +262,19 @@ int main(int argc, char** argv)
         const bool is_spd = spd.count(file) > 0;
         table << "| " << file << " | " << data.size.rows << " | " << data.entries.size() << " | "
               << (is_spd ? "yes" : "") << " |";
-        for (const auto& solver_case : solver_cases) {
+        for (const auto& study_case : study_cases) {
             Outcome outcome;
-            if (!solver_case.spd_only || is_spd) {
-                outcome = run_case(solver_case, exec, data, a, rhs, settings.max_iterations);
-                ++attempted[solver_case.label];
-                solved[solver_case.label] += outcome.solved ? 1 : 0;
+            const auto label = study_case.label();
+            if (!study_case.solver.spd_only || is_spd) {
+                outcome = run_case(study_case, settings, exec, data, a, rhs);
+                ++attempted[label];
+                solved[label] += outcome.solved ? 1 : 0;
+                false_convergences[label] += !outcome.solved && outcome.reason == "converged" ? 1 : 0;
+                stopped_at_start[label] += !outcome.solved && outcome.iterations == 0 ? 1 : 0;
             }
             table << " " << cell(outcome) << " |";
             if (outcome.ran) {
-                std::cerr << file << " " << solver_case.label << ": " << cell(outcome) << " in "
-                          << outcome.seconds << " s\n";
+                std::cerr << file << " " << label << ": " << cell(outcome) << " in " << outcome.seconds << " s\n";
             }
         }
         table << "\n";
@@ -219,10 +282,14 @@ int main(int argc, char** argv)
     std::ostringstream summary;
     summary << "Solved (true relative residual <= 1e-8), executor " << exec->get_name() << ", "
             << files.size() << " matrices:\n\n";
-    for (const auto& solver_case : solver_cases) {
-        summary << "- " << solver_case.label << " + scalar Jacobi: " << solved[solver_case.label] << " / "
-                << attempted[solver_case.label] << (solver_case.spd_only ? " (SPD matrices)" : "") << "\n";
+    for (const auto& study_case : study_cases) {
+        const auto label = study_case.label();
+        summary << "- " << label << ": " << solved[label] << " / " << attempted[label]
+                << (study_case.solver.spd_only ? " (SPD matrices)" : "") << "; false convergences "
+                << false_convergences[label] << ", unsolved at iteration 0 " << stopped_at_start[label] << "\n";
     }
+    summary << "\n(J = scalar Jacobi, BJ(k) = block-Jacobi with blocks of up to k rows, algorithm "
+            << settings.algorithm << "; sb = singular blocks split in halves)\n";
     const auto report = summary.str() + "\n" + table.str();
     std::cout << report;
     if (!settings.output.empty()) {
