@@ -6,12 +6,30 @@
 
 namespace larch {
 
-/// Base of every larch exception; `what()` reads "file:line: message".
+/**
+ * Base of every larch exception; `what()` reads "file:line: message", the file relative to larch's source
+ * tree (e.g. "core/config/solver_config.cpp:253: ...") for errors raised inside the library. Code that adds
+ * context to an error it caught rethrows with get_file(), get_line() and get_message(), so a message carries
+ * one location.
+ */
 class Error : public std::runtime_error {
 public:
     Error(const std::string& file, int line, const std::string& message)
-        : std::runtime_error(file + ":" + std::to_string(line) + ": " + message)
+        : std::runtime_error(file + ":" + std::to_string(line) + ": " + message),
+          file_{file},
+          line_{line},
+          message_{message}
     {}
+
+    const std::string& get_file() const noexcept { return file_; }
+    int get_line() const noexcept { return line_; }
+    /// The message without the location.
+    const std::string& get_message() const noexcept { return message_; }
+
+private:
+    std::string file_;
+    int line_;
+    std::string message_;
 };
 
 /// Operands whose sizes do not fit together; the message names both operands and their sizes.
