@@ -3,6 +3,7 @@
 #include "larch/config/solver_config.hpp"
 
 #include <fstream>
+#include <iostream>
 #include <limits>
 #include <set>
 #include <sstream>
@@ -12,6 +13,7 @@
 #include <nlohmann/json.hpp>
 
 #include "core/components/instantiation.hpp"
+#include "larch/log/stream.hpp"
 #include "larch/preconditioner/block_jacobi.hpp"
 #include "larch/solver/bicgstab.hpp"
 #include "larch/solver/cg.hpp"
@@ -140,6 +142,18 @@ template <typename T, typename Parameters>
 Parameters read_common(const ObjectReader& reader, Parameters parameters)
 {
     parameters.criteria = read_criteria(reader);
+    if (reader.has("monitor")) {
+        // true, or {"every": k}: progress lines on standard output every k iterations (log::Stream)
+        const auto& monitor = reader.at("monitor");
+        if (monitor.is_boolean()) {
+            if (monitor.get<bool>()) {
+                parameters.with_logger(log::Stream::create(std::cout, 1));
+            }
+        } else {
+            ObjectReader every{monitor, reader.field_path("monitor"), {"every"}};
+            parameters.with_logger(log::Stream::create(std::cout, every.has("every") ? every.get_count("every", 1) : 1));
+        }
+    }
     if (reader.has("max_residual_replacements")) {
         parameters.max_residual_replacements = reader.get_count("max_residual_replacements");
     }
@@ -208,7 +222,19 @@ Parameters read_common(const ObjectReader& reader, Parameters parameters)
     return parameters;
 }
 
-const std::set<std::string> common_fields{"type", "criteria", "preconditioner", "max_residual_replacements"};
+/// The factory of `parameters` on `exec`, once the criteria are known to end every solve: checked when the
+/// configuration is read rather than at generate(), since such a configuration is wrong as written.
+template <typename Parameters>
+auto finish(const Parameters& parameters, const std::shared_ptr<const Executor>& exec)
+{
+    if (!stop::Criteria{parameters.criteria}.is_bounded()) {
+        fail("/criteria", "needs \"max_iterations\" or \"time_limit\" so that a solve always ends");
+    }
+    return parameters.on(exec);
+}
+
+const std::set<std::string> common_fields{"type", "criteria", "preconditioner", "max_residual_replacements",
+                                          "monitor"};
 
 std::set<std::string> fields_with(std::initializer_list<std::string> extra)
 {
@@ -236,11 +262,11 @@ std::unique_ptr<solver::SolverFactory<T>> create_solver_factory(const nlohmann::
     const auto type = description.at("type").get<std::string>();
     if (type == "cg") {
         ObjectReader reader{description, "", common_fields};
-        return read_common<T>(reader, solver::Cg<T>::build()).on(exec);
+        return finish(read_common<T>(reader, solver::Cg<T>::build()), exec);
     }
     if (type == "bicgstab") {
         ObjectReader reader{description, "", common_fields};
-        return read_common<T>(reader, solver::Bicgstab<T>::build()).on(exec);
+        return finish(read_common<T>(reader, solver::Bicgstab<T>::build()), exec);
     }
     if (type == "idr") {
         ObjectReader reader{description, "", fields_with({"subspace_dim", "seed", "kappa"})};
@@ -255,7 +281,7 @@ std::unique_ptr<solver::SolverFactory<T>> create_solver_factory(const nlohmann::
         if (reader.has("kappa")) {
             parameters.with_kappa(reader.get_number("kappa", 0, 1));
         }
-        return parameters.on(exec);
+        return finish(parameters, exec);
     }
     if (type == "gmres") {
         ObjectReader reader{description, "", fields_with({"restart"})};
@@ -263,7 +289,7 @@ std::unique_ptr<solver::SolverFactory<T>> create_solver_factory(const nlohmann::
         if (reader.has("restart")) {
             parameters.with_restart(reader.get_count("restart", 1));
         }
-        return parameters.on(exec);
+        return finish(parameters, exec);
     }
     fail("/type", "unknown solver \"" + type + "\"; valid types are cg, bicgstab, idr, gmres");
 }
@@ -272,11 +298,46 @@ template <typename T>
 std::unique_ptr<solver::SolverFactory<T>> parse_solver_config(const std::string& json_text,
                                                               std::shared_ptr<const Executor> exec)
 {
+    // The parser's callback tracks the path of the value being read (for errors the parser raises itself,
+    // such as a number that overflows a double) and rejects a key that appears twice in one object.
+    std::vector<std::set<std::string>> keys_of_open_objects;
+    std::vector<std::string> path;
+    auto current_path = [&path] {
+        std::string text;
+        for (const auto& key : path) {
+            text += "/" + key;
+        }
+        return text;
+    };
+    const auto track = [&](int, json::parse_event_t event, json& parsed) {
+        switch (event) {
+        case json::parse_event_t::object_start:
+            keys_of_open_objects.emplace_back();
+            path.emplace_back();
+            break;
+        case json::parse_event_t::key: {
+            const auto key = parsed.get<std::string>();
+            path.back() = key;
+            if (!keys_of_open_objects.back().insert(key).second) {
+                fail(current_path(), "duplicate key \"" + key + "\" (each field may appear once)");
+            }
+            break;
+        }
+        case json::parse_event_t::object_end:
+            keys_of_open_objects.pop_back();
+            path.pop_back();
+            break;
+        default:
+            break;
+        }
+        return true;
+    };
     json description;
     try {
-        description = json::parse(json_text);
-    } catch (const json::parse_error& error) {
-        LARCH_THROW(BadInput, std::string{"solver config: malformed JSON: "} + error.what());
+        description = json::parse(json_text, track);
+    } catch (const json::exception& error) {
+        // e.g. "[json.exception.out_of_range.406] number overflow parsing '1e400'" or a syntax error
+        fail(current_path(), std::string{"malformed JSON: "} + error.what());
     }
     return create_solver_factory<T>(description, std::move(exec));
 }
@@ -292,7 +353,7 @@ std::unique_ptr<solver::SolverFactory<T>> read_solver_config(const std::string& 
     try {
         return parse_solver_config<T>(text.str(), std::move(exec));
     } catch (const BadInput& error) {
-        LARCH_THROW(BadInput, path + ": " + error.what());
+        throw BadInput(error.get_file(), error.get_line(), path + ": " + error.get_message());
     }
 }
 

@@ -124,9 +124,45 @@ TEST_F(SolverConfig, ReadsAFile)
     EXPECT_EQ(solver->get_type_name(), "Bicgstab<double>");
 }
 
-TEST_F(SolverConfig, CriteriaWithoutALimitFailAtGenerate)
+TEST_F(SolverConfig, CriteriaWithoutALimitFailWhenRead)
 {
-    expect_error(R"({"type": "cg", "criteria": {"relative_residual": 1e-9}})", "add stop::max_iterations");
+    for (const std::string text : {R"({"type": "cg", "criteria": {"relative_residual": 1e-9}})",
+                                   R"({"type": "gmres"})"}) {
+        try {
+            larch::config::parse_solver_config<double>(text, exec);
+            ADD_FAILURE() << "no exception for " << text;
+        } catch (const larch::BadInput& error) {
+            EXPECT_NE(std::string{error.what()}.find("/criteria: needs \"max_iterations\" or \"time_limit\""),
+                      std::string::npos)
+                << error.what();
+        }
+    }
+}
+
+TEST_F(SolverConfig, OverflowingNumbersAndDuplicateKeysNameTheirPath)
+{
+    expect_error(R"({"type": "cg", "criteria": {"max_iterations": 5, "relative_residual": 1e400}})",
+                 "/criteria/relative_residual: malformed JSON: [json.exception.out_of_range.406] number overflow");
+    expect_error(R"({"type": "cg", "criteria": {"max_iterations": 5, "max_iterations": 6}})",
+                 "/criteria/max_iterations: duplicate key \"max_iterations\"");
+    expect_error(R"({"type": "cg", "type": "cg", "criteria": {"max_iterations": 5}})", "/type: duplicate key");
+    expect_error(R"({"type": "cg", "criteria": {"max_iterations": 18446744073709551616}})",
+                 "/criteria/max_iterations: expected a non-negative integer");
+}
+
+TEST_F(SolverConfig, MessagesCarryOneLocationRelativeToTheSourceTree)
+{
+    const std::string path = ::testing::TempDir() + "larch_solver_config_bad.json";
+    std::ofstream{path} << R"({"type": "cg", "criteria": {"max_iterations": -1}})";
+    try {
+        larch::config::read_solver_config<double>(path, exec);
+        FAIL() << "no exception";
+    } catch (const larch::BadInput& error) {
+        const std::string message = error.what();
+        EXPECT_EQ(message.rfind("core/config/solver_config.cpp:", 0), 0u) << message;
+        EXPECT_EQ(message.find(".cpp:", message.find(".cpp:") + 1), std::string::npos) << message;
+        EXPECT_NE(message.find(path + ": solver config: /criteria/max_iterations"), std::string::npos) << message;
+    }
 }
 
 TEST_F(SolverConfig, GeneratesWithLargerJacobiBlocks)

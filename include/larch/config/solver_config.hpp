@@ -24,14 +24,17 @@ namespace config {
  * - "type": "cg" | "bicgstab" | "idr" | "gmres"
  * - "criteria": {"max_iterations": integer, "relative_residual": number, "initial_residual": number,
  *   "absolute_residual": number, "time_limit": seconds}; a solve needs max_iterations or time_limit
- *   (generate() throws BadInput otherwise)
+ *   (checked when the description is read)
  * - "preconditioner": {"type": "block_jacobi", "max_block_size": integer} or {"type": "none"}
  * - "max_residual_replacements": integer (restarts from the true residual; default 5)
+ * - "monitor": true or {"every": integer >= 1}: progress on standard output every k iterations (log::Stream)
  * - idr only: "subspace_dim" (integer >= 1, default 4), "seed" (integer < 2^32, default 42),
  *   "kappa" (number in [0, 1], default 0.7); gmres only: "restart" (integer >= 1, default 30)
  *
  * @throws BadInput naming the field's JSON path (e.g. "/criteria/relative_residual") for an unknown field,
- *         a value of the wrong type or range, a missing "type" or an unknown solver or preconditioner type.
+ *         a value of the wrong type or range, a missing "type", an unknown solver or preconditioner type,
+ *         or criteria without an iteration or time limit; from JSON text also for a key that appears twice
+ *         in one object and a number that overflows a double (e.g. 1e400).
  */
 template <typename T>
 std::unique_ptr<solver::SolverFactory<T>> create_solver_factory(const nlohmann::json& description,
