@@ -5,8 +5,9 @@
 // Usage: solve [matrix.mtx] [--generate laplace2d|laplace3d|convection_diffusion2d] [--size N]
 //              [--executor NAME] [--solver cg|bicgstab|idr|gmres] [--config solver.json]
 //              [--tolerance TOL] [--max-iterations N] [--no-preconditioner] [--rhs ones|uniform]
-//              [--block-size K] [--algorithm gauss_jordan|gauss_huard|gauss_huard_transposed]
+//              [--monitor [K]] [--block-size K] [--algorithm gauss_jordan|gauss_huard|gauss_huard_transposed]
 //              [--adaptive-precision]
+#include <cctype>
 #include <cstdio>
 #include <fstream>
 #include <iostream>
@@ -32,6 +33,7 @@ const char* usage =
     "usage: solve [matrix.mtx] [--generate laplace2d|laplace3d|convection_diffusion2d] [--size N]\n"
     "             [--executor NAME] [--solver cg|bicgstab|idr|gmres] [--config solver.json]\n"
     "             [--tolerance TOL] [--max-iterations N] [--no-preconditioner] [--rhs ones|uniform]\n"
+    "             [--monitor [K]]   (print the residual every K iterations, default 1)\n"
     "             [--block-size K]  (block-Jacobi with blocks of up to K rows; default 1 = scalar Jacobi)\n"
     "             [--algorithm gauss_jordan|gauss_huard|gauss_huard_transposed] [--adaptive-precision]\n";
 
@@ -46,6 +48,7 @@ struct Settings {
     size_type max_iterations = 10000;
     bool preconditioner = true;
     std::string rhs = "ones";
+    size_type monitor_every = 0;
     size_type block_size = 1;
     std::string algorithm = "gauss_jordan";
     bool adaptive_precision = false;
@@ -86,6 +89,9 @@ Settings parse_arguments(int argc, char** argv)
             settings.preconditioner = false;
         } else if (arg == "--rhs") {
             settings.rhs = value();
+        } else if (arg == "--monitor") {
+            const bool count_follows = i + 1 < argc && std::isdigit(static_cast<unsigned char>(argv[i + 1][0]));
+            settings.monitor_every = count_follows ? std::stoul(argv[++i]) : 1;
         } else if (arg.rfind("--", 0) != 0 && settings.matrix_file.empty()) {
             settings.matrix_file = arg;
         } else {
@@ -142,6 +148,9 @@ nlohmann::json solver_description(const Settings& settings)
     if (description.is_object() && !description.contains("criteria")) {
         description["criteria"] = {{"max_iterations", settings.max_iterations},
                                    {"relative_residual", settings.tolerance}};
+    }
+    if (description.is_object() && settings.monitor_every > 0) {
+        description["monitor"] = {{"every", settings.monitor_every}};
     }
     return description;
 }

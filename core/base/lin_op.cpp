@@ -1,7 +1,35 @@
-// Dimension and executor checks that every LinOp::apply passes before any kernel runs.
+// Dimension, aliasing and executor checks that every LinOp::apply passes before any kernel runs.
 #include "larch/base/lin_op.hpp"
 
+#include <cstdint>
+
 namespace larch {
+namespace {
+
+/// Whether two strided regions share a byte. Regions with one stride (column views of one matrix) overlap
+/// when their column ranges do, modulo the stride; any other pair when their bounding ranges do.
+bool spans_overlap(const LinOp::memory_span& a, const LinOp::memory_span& b)
+{
+    if (!a.first || !b.first || a.rows == 0 || b.rows == 0 || a.row_bytes == 0 || b.row_bytes == 0) {
+        return false;
+    }
+    const auto begin_a = reinterpret_cast<std::uintptr_t>(a.first);
+    const auto begin_b = reinterpret_cast<std::uintptr_t>(b.first);
+    const auto end_a = begin_a + (a.rows - 1) * a.stride_bytes + a.row_bytes;
+    const auto end_b = begin_b + (b.rows - 1) * b.stride_bytes + b.row_bytes;
+    if (end_a <= begin_b || end_b <= begin_a) {
+        return false;
+    }
+    if (a.stride_bytes != b.stride_bytes || a.stride_bytes == 0 || a.row_bytes + b.row_bytes > a.stride_bytes) {
+        return true;
+    }
+    const auto stride = a.stride_bytes;
+    // b's runs start `offset` bytes after a's within each stride period
+    const auto offset = (begin_b >= begin_a ? begin_b - begin_a : stride - (begin_a - begin_b) % stride) % stride;
+    return offset < a.row_bytes || offset + b.row_bytes > stride;
+}
+
+}  // namespace
 
 void LinOp::validate_apply(const char* operation, const LinOp& b, const LinOp& x) const
 {
@@ -19,6 +47,16 @@ void LinOp::validate_apply(const char* operation, const LinOp& b, const LinOp& x
                         ") must be " + std::to_string(size_.rows) + "x" +
                         std::to_string(b.get_size().cols) + " for the operator (" +
                         to_string(size_) + ") and b (" + to_string(b.get_size()) + ")");
+    }
+    const auto overlap = [](const LinOp& first, const LinOp& second) {
+        return &first == &second || spans_overlap(first.get_memory_span(), second.get_memory_span());
+    };
+    if (overlap(b, x)) {
+        LARCH_THROW(BadInput, name + ": x shares memory with b (apply(b, b) or views of one matrix); "
+                                     "no operator computes in place, pass a separate x");
+    }
+    if (overlap(*this, x)) {
+        LARCH_THROW(BadInput, name + ": x shares memory with the operator itself; pass a separate x");
     }
     for (const LinOp* operand : {&b, &x}) {
         if (!exec_->memory_accessible(*operand->get_executor())) {

@@ -1,4 +1,4 @@
-// BatchLinOp::apply: the per-item size and executor checks every batched apply passes first.
+// BatchLinOp::apply: the per-item size, aliasing and executor checks every batched apply passes first.
 #include "larch/batch/batch_lin_op.hpp"
 
 #include "larch/base/exception.hpp"
@@ -22,7 +22,10 @@ void BatchLinOp<T>::apply(const Vector<T>& b, Vector<T>& x) const
                                            " columns but x has " +
                                            std::to_string(x.get_num_cols()));
     }
-    LARCH_ENSURE(&b != &x, NotSupported, name + ": x must not be the same object as b");
+    // Vectors own their values (no views), so sharing memory means being one object or one array.
+    LARCH_ENSURE(&b != &x && (b.get_const_values() != x.get_const_values() || x.get_const_values() == nullptr),
+                 BadInput,
+                 name + ": x is b (apply(b, b)); no batched operator computes in place, pass a separate x");
     for (size_type item = 0; item < num_items; ++item) {
         const auto size = get_item_size(item);
         const auto b_rows = b.get_item_size(item).rows;

@@ -92,6 +92,30 @@ std::unique_ptr<Dense<T>> Dense<T>::create(std::shared_ptr<const Executor> exec,
 }
 
 template <typename T>
+std::unique_ptr<Dense<T>> Dense<T>::create(std::shared_ptr<const Executor> exec, const std::vector<T>& values)
+{
+    return create(std::move(exec), dim2{values.size(), 1}, values);
+}
+
+template <typename T>
+std::unique_ptr<Dense<T>> Dense<T>::create(std::shared_ptr<const Executor> exec, dim2 size,
+                                           const std::vector<T>& row_major_values)
+{
+    LARCH_ENSURE(row_major_values.size() == size.rows * size.cols, BadInput,
+                 "Dense::create: " + std::to_string(row_major_values.size()) + " values for a " +
+                     to_string(size) + " matrix, which needs " + std::to_string(size.rows * size.cols));
+    array<T> values{exec, row_major_values.begin(), row_major_values.end()};
+    return std::unique_ptr<Dense>{new Dense{std::move(exec), size, std::move(values), size.cols}};
+}
+
+template <typename T>
+LinOp::memory_span Dense<T>::get_memory_span() const noexcept
+{
+    return {reinterpret_cast<const char*>(get_const_values()), get_size().rows, get_size().cols * sizeof(T),
+            stride_ * sizeof(T)};
+}
+
+template <typename T>
 std::unique_ptr<Dense<T>> Dense<T>::create_columns_view(size_type first, size_type count)
 {
     const auto cols = get_size().cols;

@@ -118,8 +118,16 @@ void IterativeSolver<T>::add_logger(std::shared_ptr<log::Logger> logger)
 }
 
 template <typename T>
-const stop::Status& IterativeSolver<T>::get_status(size_type column) const
+std::vector<stop::Status> IterativeSolver<T>::get_statuses() const
 {
+    std::lock_guard<std::mutex> guard{statuses_mutex_};
+    return statuses_;
+}
+
+template <typename T>
+stop::Status IterativeSolver<T>::get_status(size_type column) const
+{
+    std::lock_guard<std::mutex> guard{statuses_mutex_};
     LARCH_ENSURE(column < statuses_.size(), BadInput,
                  name_ + "::get_status: column " + std::to_string(column) + " requested but the last apply had " +
                      std::to_string(statuses_.size()) + " column(s)");
@@ -160,19 +168,23 @@ void IterativeSolver<T>::apply_impl(const LinOp& b, LinOp& x) const
     for (const auto& logger : loggers_) {
         logger->on_apply_begin(num_columns);
     }
-    statuses_.assign(num_columns, stop::Status{});
+    std::vector<stop::Status> statuses(num_columns);
     auto r = create_vector();
     for (size_type column = 0; column < num_columns; ++column) {
         const auto column_start = clock_type::now();
         auto b_column = dense_b.create_const_column_view(column);
         auto x_column = dense_x.create_column_view(column);
-        solve_column(column, *b_column, *x_column, *r);
+        solve_column(column, *b_column, *x_column, *r, statuses[column]);
         get_executor()->synchronize();
         for (const auto& logger : loggers_) {
-            logger->on_column_end(column, statuses_[column], seconds_since(column_start));
+            logger->on_column_end(column, statuses[column], seconds_since(column_start));
         }
     }
     get_executor()->synchronize();
+    {
+        std::lock_guard<std::mutex> guard{statuses_mutex_};
+        statuses_ = std::move(statuses);
+    }
     for (const auto& logger : loggers_) {
         logger->on_apply_end(seconds_since(start));
     }
@@ -190,9 +202,8 @@ void IterativeSolver<T>::apply_impl(double alpha, const LinOp& b, double beta, L
 
 template <typename T>
 void IterativeSolver<T>::solve_column(size_type column, const vector_type& b, vector_type& x,
-                                      vector_type& r) const
+                                      vector_type& r, stop::Status& status) const
 {
-    auto& status = statuses_[column];
     status.rhs_norm = norm2(b);
     auto finish = [&](stop::Reason reason, std::string message, double residual_norm) {
         status.reason = reason;

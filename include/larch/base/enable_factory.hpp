@@ -33,6 +33,16 @@ public:
         LARCH_ENSURE(system_matrix, BadInput, "generate: the system matrix is null");
         return Product::create(this->get_executor(), parameters_, std::move(system_matrix));
     }
+    template <typename U, typename D>
+    std::unique_ptr<Product> generate(std::unique_ptr<U, D>&& system_matrix) const
+    {
+        return generate(std::shared_ptr<const LinOp>(std::move(system_matrix)));
+    }
+    template <typename U, typename D>
+    void generate(const std::unique_ptr<U, D>&) const
+    {
+        static_assert(detail::dependent_false<U>::value, LARCH_GENERATE_OWNERSHIP_MESSAGE);
+    }
 
 protected:
     std::unique_ptr<LinOp> generate_impl(std::shared_ptr<const LinOp> system_matrix) const override

@@ -4,6 +4,7 @@
 
 #include <memory>
 #include <string>
+#include <type_traits>
 
 #include "larch/base/exception.hpp"
 #include "larch/base/executor.hpp"
@@ -39,10 +40,31 @@ private:
     T* ptr_;
 };
 
+namespace detail {
+template <typename T>
+struct dependent_false : std::false_type {};
+}  // namespace detail
+
+/// What a factory's generate says to a caller who passes a unique_ptr it keeps (a compile-time error).
+#define LARCH_GENERATE_OWNERSHIP_MESSAGE                                                                  \
+    "generate(A) keeps the system matrix alive, so it needs shared ownership of A: create A as "         \
+    "larch::share(Csr<double>::create(...)) (or share(io::read_matrix_market<...>(...))), or hand over " \
+    "the unique_ptr with generate(std::move(A))"
+
 /**
  * A linear operator x = op(b). `apply(b, x)` computes x = A b, `apply(alpha, b, beta, x)` computes
- * x = alpha A b + beta x. Sizes and executors are checked here, before any kernel runs:
- * DimensionMismatch names both operands and their sizes; operands on another executor throw NotSupported.
+ * x = alpha A b + beta x. Sizes, executors and aliasing are checked here, before any kernel runs:
+ * - DimensionMismatch names both operands and their sizes;
+ * - an operand on another executor is used in place where the operator's executor can address its memory
+ *   (reference and omp share host memory, so an omp operator applies to reference vectors and vice versa);
+ *   otherwise (host vectors for a GPU operator, or another GPU) it throws NotSupported: copy it first
+ *   (clone_to, copy_from);
+ * - x may not share memory with b or with the operator (`A->apply(b, b)`, a column view of b, a solver's
+ *   b and x being one vector): BadInput, since no operator computes in place.
+ *
+ * Thread safety: apply is const and may run concurrently on one operator from several threads with distinct
+ * x; solvers record their per-column status under a lock, so get_status() reports the latest apply that
+ * finished.
  */
 class LinOp : public std::enable_shared_from_this<LinOp> {
 public:
@@ -62,12 +84,25 @@ public:
     /// A short name for messages ("Csr<double,int32>", "Cg<double>", ...).
     virtual std::string get_type_name() const = 0;
 
+    /// Where an operator's values lie: `rows` runs of `row_bytes` bytes, `stride_bytes` apart, from `first`.
+    struct memory_span {
+        const char* first = nullptr;
+        size_type rows = 0;
+        size_type row_bytes = 0;
+        size_type stride_bytes = 0;
+    };
+
 protected:
     LinOp(std::shared_ptr<const Executor> exec, dim2 size) : exec_{std::move(exec)}, size_{size} {}
     LinOp(const LinOp&) = default;
     LinOp& operator=(const LinOp&) = default;
 
     void set_size(dim2 size) noexcept { size_ = size; }
+
+    /// The operator's own values, for the aliasing check of apply (column views of one matrix do not
+    /// overlap); operators whose values an apply cannot write over (solvers, preconditioners, sparse
+    /// matrices, which are never an apply's x) keep the empty default.
+    virtual memory_span get_memory_span() const noexcept { return {}; }
 
     virtual void apply_impl(const LinOp& b, LinOp& x) const = 0;
     virtual void apply_impl(double alpha, const LinOp& b, double beta, LinOp& x) const = 0;
@@ -88,10 +123,21 @@ public:
     virtual ~LinOpFactory() = default;
 
     /// Generates the operator for system matrix `system_matrix` (kept alive by the result if needed).
+    /// Takes what `create` returns, moved in (`generate(std::move(A))`) or shared (`larch::share(...)`).
     std::unique_ptr<LinOp> generate(std::shared_ptr<const LinOp> system_matrix) const
     {
         LARCH_ENSURE(system_matrix, BadInput, "LinOpFactory::generate: the system matrix is null");
         return generate_impl(std::move(system_matrix));
+    }
+    template <typename U, typename D>
+    std::unique_ptr<LinOp> generate(std::unique_ptr<U, D>&& system_matrix) const
+    {
+        return generate(std::shared_ptr<const LinOp>(std::move(system_matrix)));
+    }
+    template <typename U, typename D>
+    void generate(const std::unique_ptr<U, D>&) const
+    {
+        static_assert(detail::dependent_false<U>::value, LARCH_GENERATE_OWNERSHIP_MESSAGE);
     }
 
     const std::shared_ptr<const Executor>& get_executor() const noexcept { return exec_; }

@@ -14,7 +14,9 @@ namespace batch {
 /**
  * A batch of operators A_i; apply(b, x) computes x_i = A_i b_i for every item i. Sizes and executors
  * are checked in apply() before any kernel runs: DimensionMismatch names the first offending item and
- * both sizes; NotSupported for operands on an executor whose memory this operator cannot address.
+ * both sizes; BadInput when x is b (no batched operator computes in place); operands on another executor
+ * are used in place where this operator's executor can address their memory (reference and omp share host
+ * memory), otherwise NotSupported.
  */
 template <typename T>
 class BatchLinOp {

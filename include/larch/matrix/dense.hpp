@@ -35,6 +35,11 @@ public:
     /// makes a column vector. Throws BadInput for ragged rows.
     static std::unique_ptr<Dense> create(std::shared_ptr<const Executor> exec,
                                          std::initializer_list<std::initializer_list<T>> rows);
+    /// A column vector from host values, e.g. create(exec, std::vector<double>(n, 1.0)).
+    static std::unique_ptr<Dense> create(std::shared_ptr<const Executor> exec, const std::vector<T>& values);
+    /// A rows x cols matrix from host values in row-major order (rows * cols of them, else BadInput).
+    static std::unique_ptr<Dense> create(std::shared_ptr<const Executor> exec, dim2 size,
+                                         const std::vector<T>& row_major_values);
     /// A matrix from coordinate data (entries not listed are zero; duplicates are summed).
     template <typename IndexType>
     static std::unique_ptr<Dense> create(std::shared_ptr<const Executor> exec,
@@ -85,6 +90,7 @@ protected:
 
     void apply_impl(const LinOp& b, LinOp& x) const override;
     void apply_impl(double alpha, const LinOp& b, double beta, LinOp& x) const override;
+    memory_span get_memory_span() const noexcept override;
 
 private:
     void check_same_size(const char* operation, const Dense& other) const;

@@ -14,9 +14,13 @@ namespace solver {
 
 /**
  * IDR(s) for general systems. The shadow space P (n x s) is drawn from a normal distribution with the seed
- * `seed` on the host and orthonormalized, so every executor iterates identically; s larger than n is
- * reduced to n. Per s+1 iterations: s+1 applies of A and of the preconditioner, O(s^2) reductions and
- * vector updates. omega uses the "maintaining the convergence" choice with `kappa` (default 0.7).
+ * `seed` on the host and orthonormalized, so every executor starts from the same P; s larger than n is
+ * reduced to n. Reproducibility: a solve repeated on one executor gives the same iterates and iteration
+ * count (omp sums its reductions in fixed chunks, whatever the thread count), but executors differ in the
+ * order of their sums (reference sequentially, omp by chunks, GPUs by blocks), so their iterates differ by
+ * rounding, which IDR amplifies: iteration counts may differ between executors (by a few percent on
+ * sherman1 at a relative residual of 1e-9). Per s+1 iterations: s+1 applies of A and of the preconditioner,
+ * O(s^2) reductions and vector updates. omega uses the "maintaining the convergence" choice with `kappa` (default 0.7).
  * Breakdowns (p_k^T g_k = 0, A M^{-1} r = 0, omega = 0) stop the loop and the driver restarts from the
  * true residual.
  */

@@ -4,6 +4,7 @@
 
 #include <chrono>
 #include <memory>
+#include <mutex>
 #include <string>
 #include <vector>
 
@@ -78,6 +79,16 @@ public:
         auto product = LinOpFactory::generate(std::move(system_matrix));
         return std::unique_ptr<IterativeSolver<T>>(static_cast<IterativeSolver<T>*>(product.release()));
     }
+    template <typename U, typename D>
+    std::unique_ptr<IterativeSolver<T>> generate(std::unique_ptr<U, D>&& system_matrix) const
+    {
+        return generate(std::shared_ptr<const LinOp>(std::move(system_matrix)));
+    }
+    template <typename U, typename D>
+    void generate(const std::unique_ptr<U, D>&) const
+    {
+        static_assert(detail::dependent_false<U>::value, LARCH_GENERATE_OWNERSHIP_MESSAGE);
+    }
 
 protected:
     explicit SolverFactory(std::shared_ptr<const Executor> exec) : LinOpFactory(std::move(exec)) {}
@@ -122,6 +133,12 @@ struct IterationOutcome {
  * `apply(alpha, b, beta, x)` sets x = alpha A^{-1} b + beta x. Runs on every executor through Dense BLAS-1
  * and the system matrix's apply; scalars live on the host (one synchronization per reduction).
  *
+ * Thread safety: apply may be called from several threads at once on one solver (with distinct x): the
+ * solver's own state is read-only after generate, and each apply records its statuses under a lock when it
+ * ends. The system matrix, the preconditioner and the loggers are shared by those applies: larch's
+ * matrices and preconditioners are safe for that, log::Stream prints whole lines (interleaved), while
+ * log::Convergence records one apply at a time (attach it only to a solver used from one thread at once).
+ *
  * Per column: b = 0 gives x = 0 at once; an initial guess that meets the tolerance returns at once; when
  * the recursive residual meets the tolerance the true residual is recomputed, and if it does not meet it the
  * iteration restarts from it (at most max_residual_replacements times, shared with breakdown restarts). The
@@ -133,13 +150,30 @@ public:
     using value_type = T;
     using vector_type = matrix::Dense<T>;
 
-    /// The status of each column of the last apply.
-    const std::vector<stop::Status>& get_statuses() const noexcept { return statuses_; }
-    /// The status of one column of the last apply (throws BadInput if there is no such column).
-    const stop::Status& get_status(size_type column = 0) const;
+    /// The status of each column of the last apply that finished (a copy: applies from other threads may
+    /// replace the solver's record meanwhile).
+    std::vector<stop::Status> get_statuses() const;
+    /// The status of one column of the last apply that finished (throws BadInput if there is no such column).
+    stop::Status get_status(size_type column = 0) const;
     const std::shared_ptr<const LinOp>& get_system_matrix() const noexcept { return system_matrix_; }
     /// The generated preconditioner, or null without one.
     const std::shared_ptr<const LinOp>& get_preconditioner() const noexcept { return preconditioner_; }
+    /**
+     * The generated preconditioner as its concrete type, e.g.
+     * `solver->get_preconditioner_as<preconditioner::BlockJacobi<double>>()->get_zero_diagonal_rows()`.
+     * Throws BadInput when the solver has no preconditioner and NotSupported naming both types when it has
+     * one of another type.
+     */
+    template <typename Preconditioner>
+    std::shared_ptr<const Preconditioner> get_preconditioner_as() const
+    {
+        LARCH_ENSURE(preconditioner_, BadInput, name_ + "::get_preconditioner_as: the solver has no preconditioner");
+        auto typed = std::dynamic_pointer_cast<const Preconditioner>(preconditioner_);
+        LARCH_ENSURE(typed, NotSupported,
+                     name_ + "::get_preconditioner_as: the preconditioner is a " +
+                         preconditioner_->get_type_name() + ", not the type asked for");
+        return typed;
+    }
     const stop::Criteria& get_criteria() const noexcept { return criteria_; }
     /// Seconds generate() took (preconditioner generation included).
     double get_generate_time() const noexcept { return generate_time_; }
@@ -172,7 +206,8 @@ protected:
     std::unique_ptr<vector_type> create_vector() const;
 
 private:
-    void solve_column(size_type column, const vector_type& b, vector_type& x, vector_type& r) const;
+    void solve_column(size_type column, const vector_type& b, vector_type& x, vector_type& r,
+                      stop::Status& status) const;
 
     std::string name_;
     std::shared_ptr<const LinOp> system_matrix_;
@@ -181,6 +216,9 @@ private:
     size_type max_residual_replacements_;
     std::vector<std::shared_ptr<log::Logger>> loggers_;
     double generate_time_ = 0;
+    // Each apply works on its own statuses and stores them here at its end, under the lock: apply may run
+    // from several threads at once (with distinct x).
+    mutable std::mutex statuses_mutex_;
     mutable std::vector<stop::Status> statuses_;
 };
 
