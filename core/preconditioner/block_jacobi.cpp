@@ -88,6 +88,7 @@ BlockJacobi<V, I>::BlockJacobi(std::shared_ptr<const Executor> exec, const param
             condition_numbers_[row] = std::numeric_limits<double>::infinity();
         }
         precisions_.assign(num_rows, working_precision());
+        detected_block_pointers_ = block_pointers_;
         return;
     }
     generate_blocks(system_matrix);
@@ -151,6 +152,7 @@ void BlockJacobi<V, I>::generate_blocks(const matrix::Csr<V, I>& system_matrix)
         LARCH_RUN_KERNEL(exec, block_jacobi::find_supervariable_starts, system_matrix, starts);
         block_pointers_ = agglomerate_supervariables<I>(starts.copy_to_host(), parameters_.max_block_size);
     }
+    detected_block_pointers_ = block_pointers_;
     if (block_pointers_.size() < 2) {
         return;
     }
@@ -284,6 +286,7 @@ BlockJacobi<V, I>::BlockJacobi(std::shared_ptr<const Executor> exec, const Block
       inverse_diagonal_{exec, other.inverse_diagonal_},
       zero_diagonal_rows_{other.zero_diagonal_rows_},
       block_pointers_{other.block_pointers_},
+      detected_block_pointers_{other.detected_block_pointers_},
       largest_block_{other.largest_block_},
       num_split_blocks_{other.num_split_blocks_},
       singular_blocks_{other.singular_blocks_},

@@ -7,6 +7,7 @@
 #include <algorithm>
 #include <cmath>
 #include <filesystem>
+#include <iostream>
 #include <limits>
 #include <map>
 #include <string>
@@ -267,14 +268,35 @@ void check_against_reference(const std::shared_ptr<const larch::Executor>& exec,
     auto reference = larch::make_executor("reference");
     auto expected = parameters.on(reference)->generate(larch::share(Csr::create(reference, data)));
     auto actual = parameters.on(exec)->generate(larch::share(Csr::create(exec, data)));
-    ASSERT_EQ(actual->get_block_pointers(), expected->get_block_pointers());
-    EXPECT_EQ(actual->get_singular_blocks(), expected->get_singular_blocks());
+    ASSERT_EQ(actual->get_detected_block_pointers(), expected->get_detected_block_pointers());
     std::vector<double> b(data.size.rows);
     for (size_t i = 0; i < b.size(); ++i) {
         b[i] = 1.0 + static_cast<double>(i % 7) / 7;
     }
     const auto x = apply_to(*actual, b);
     const auto x_expected = apply_to(*expected, b);
+    if (actual->get_block_pointers() != expected->get_block_pointers()) {
+        // A block whose condition number lies within rounding of the singular bound 1 / (n eps) may be split
+        // on one backend and not on the other (their pivots differ among near-ties); then each backend's
+        // blocks are checked against the matrix itself instead of against each other.
+        std::cout << name << ": " << exec->get_name() << " split " << actual->get_num_split_blocks()
+                  << " blocks, reference " << expected->get_num_split_blocks() << "\n";
+        const auto& pointers = actual->get_block_pointers();
+        const auto& cond = actual->get_condition_numbers();
+        for (larch::size_type block = 0; block + 1 < pointers.size(); ++block) {
+            for (auto i = pointers[block]; i < pointers[block + 1]; ++i) {
+                ASSERT_TRUE(std::isfinite(x[i])) << "row " << i;
+            }
+            if (std::isfinite(cond[block])) {
+                const double n = pointers[block + 1] - pointers[block];
+                const double u = unit_roundoff(actual->get_block_precisions()[block]);
+                EXPECT_LE(block_residual(data, pointers, b, x, block), 64 * n * u * std::max(1.0, cond[block]))
+                    << "block " << block;
+            }
+        }
+        return;
+    }
+    EXPECT_EQ(actual->get_singular_blocks(), expected->get_singular_blocks());
     const auto& pointers = expected->get_block_pointers();
     const auto& singular = expected->get_singular_blocks();
     const auto& cond = expected->get_condition_numbers();
@@ -433,7 +455,7 @@ TEST(BlockJacobiBlocks, FindsTheSameBlocksAsThePeersOnTheSharedMatrices)
         }
         auto jacobi = Jacobi::build().with_max_block_size(32).on(exec)->generate(
             larch::share(Csr::create(exec, larch::io::read_matrix_market_data<double>(file))));
-        const auto& pointers = jacobi->get_block_pointers();
+        const auto& pointers = jacobi->get_detected_block_pointers();
         larch::size_type smallest = pointers.back();
         larch::size_type largest = 0;
         for (size_t block = 0; block + 1 < pointers.size(); ++block) {
@@ -441,12 +463,11 @@ TEST(BlockJacobiBlocks, FindsTheSameBlocksAsThePeersOnTheSharedMatrices)
             smallest = std::min(smallest, rows);
             largest = std::max(largest, rows);
         }
-        // every split of a singular block adds one block; sizes are comparable where nothing was split
-        EXPECT_EQ(jacobi->get_num_blocks() - jacobi->get_num_split_blocks(), expected->second.count) << name;
-        if (jacobi->get_num_split_blocks() == 0) {
-            EXPECT_EQ(smallest, expected->second.smallest) << name;
-            EXPECT_EQ(largest, expected->second.largest) << name;
-        }
+        EXPECT_EQ(pointers.size() - 1, expected->second.count) << name;
+        EXPECT_EQ(smallest, expected->second.smallest) << name;
+        EXPECT_EQ(largest, expected->second.largest) << name;
+        // every split of a singular block adds one block
+        EXPECT_EQ(jacobi->get_num_blocks(), pointers.size() - 1 + jacobi->get_num_split_blocks()) << name;
     }
 }
 

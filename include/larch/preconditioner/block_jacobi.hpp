@@ -153,6 +153,8 @@ public:
     size_type get_num_blocks() const noexcept { return block_pointers_.size() - 1; }
     /// Row offsets of the blocks, num_blocks + 1 entries (host copy).
     const std::vector<I>& get_block_pointers() const noexcept { return block_pointers_; }
+    /// The blocks as detected (supervariable blocking) or given, before singular blocks were split (host copy).
+    const std::vector<I>& get_detected_block_pointers() const noexcept { return detected_block_pointers_; }
     /// How many singular blocks were split in halves during generation.
     size_type get_num_split_blocks() const noexcept { return num_split_blocks_; }
     /// Blocks still singular at one row (zero diagonal; scalar Jacobi with the zero diagonal rule), ascending.
@@ -184,6 +186,7 @@ private:
     array<V> inverse_diagonal_;
     std::vector<I> zero_diagonal_rows_;
     std::vector<I> block_pointers_;
+    std::vector<I> detected_block_pointers_;
     size_type largest_block_ = 1;
     size_type num_split_blocks_ = 0;
     std::vector<size_type> singular_blocks_;
