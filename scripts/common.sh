@@ -31,7 +31,7 @@ ensure_packages() {
 
 # The packages every build needs, then (optionally) the HIP compiler for the HIP compile check.
 ensure_build_packages() {
-    ensure_packages cmake make g++ libgtest-dev nlohmann-json3-dev ||
+    ensure_packages cmake make g++ ccache libgtest-dev nlohmann-json3-dev ||
         { echo "error: could not install the build packages" >&2; return 1; }
     ensure_packages hipcc libamdhip64-dev ||
         echo "warning: hipcc could not be installed; building without the HIP backend" >&2
@@ -45,6 +45,9 @@ configure_and_build() {
     local launcher=()
     if command -v ccache >/dev/null; then
         launcher=(-DCMAKE_CXX_COMPILER_LAUNCHER=ccache -DCMAKE_CUDA_COMPILER_LAUNCHER=ccache)
+        # Paths below the repository's parent are hashed relative to the build folder, so two build folders
+        # side by side (shared and static library) share their cached objects.
+        export CCACHE_BASEDIR="${CCACHE_BASEDIR:-$(dirname "$repo_root")}"
     fi
     cmake -S "$repo_root" -B "$build_dir" -DCMAKE_BUILD_TYPE=Release "${launcher[@]}" \
         ${LARCH_CMAKE_ARGS:-}
@@ -63,4 +66,31 @@ test_counts() {
     failed="$(sed -E 's/.*passed, ([0-9]+) tests? failed.*/\1/' <<<"$summary")"
     total="$(sed -E 's/.*out of ([0-9]+).*/\1/' <<<"$summary")"
     echo "tests: $(( total - failed )) passed, $failed failed"
+}
+
+# check_installed_package PREFIX CONSUMER_BUILD_DIR [--no-gpu-libraries]: builds examples/install_consumer
+# (find_package(larch) from PREFIX) and runs its programs; checks that the exported targets hold no absolute
+# path; with --no-gpu-libraries also that no program links a CUDA or HIP library.
+check_installed_package() {
+    local prefix="$1" consumer_dir="$2" mode="${3:-}"
+    echo "-- package $prefix (consumer in $consumer_dir)"
+    local targets
+    targets="$(ls "$prefix"/lib*/cmake/larch/larchTargets*.cmake)"
+    if grep -nE '"/|;/' $targets | grep -v '_IMPORT_PREFIX'; then
+        echo "error: the exported targets above hold absolute paths" >&2
+        return 1
+    fi
+    cmake -S "$repo_root/examples/install_consumer" -B "$consumer_dir" -DCMAKE_PREFIX_PATH="$prefix" \
+        -DLARCH_DATA_DIR="$repo_root/test/data" ${LARCH_CONSUMER_CMAKE_ARGS:-} >/dev/null
+    cmake --build "$consumer_dir" --parallel "$(nproc)" >/dev/null
+    if [ "$mode" = "--no-gpu-libraries" ]; then
+        local program
+        for program in "$consumer_dir"/bin/*; do
+            if readelf -d "$program" | grep NEEDED | grep -iE "cuda|cublas|cusparse|amdhip|hsa"; then
+                echo "error: $program links the GPU libraries above" >&2
+                return 1
+            fi
+        done
+    fi
+    (cd "$consumer_dir" && ctest --output-on-failure)
 }

@@ -12,14 +12,26 @@ configure_and_build "$build_dir"
 echo "== tests"
 ctest --test-dir "$build_dir" --output-on-failure --parallel "$(nproc)" 2>&1 | tee "$build_dir/ctest.log"
 
-echo "== installed package"
+echo "== installed packages (shared, then static)"
+# The shared package is the build above installed; the static one is a second build of the library target
+# alone (its objects come from ccache: same flags). Each is used by examples/install_consumer, a separate
+# project that builds the user programs of examples/ against find_package(larch) and runs them.
 prefix="$(mktemp -d)"
 trap 'rm -rf "$prefix"' EXIT
-cmake --install "$build_dir" --prefix "$prefix" >/dev/null
-cmake -S "$repo_root/examples/install_consumer" -B "$build_dir/install_consumer" \
-    -DCMAKE_PREFIX_PATH="$prefix" >/dev/null
-cmake --build "$build_dir/install_consumer" --parallel "$(nproc)"
-"$build_dir/install_consumer/install_consumer"
+cmake --install "$build_dir" --prefix "$prefix/shared" >/dev/null
+static_dir="$build_dir-static"
+LARCH_CMAKE_ARGS="${LARCH_CMAKE_ARGS:-} -DBUILD_SHARED_LIBS=OFF -DLARCH_BUILD_TESTS=OFF
+    -DLARCH_BUILD_BENCHMARKS=OFF -DLARCH_BUILD_EXAMPLES=OFF" configure_and_build "$static_dir" larch >/dev/null
+cmake --install "$static_dir" --prefix "$prefix/static" >/dev/null
+check_installed_package "$prefix/shared" "$build_dir/consumer-shared"
+check_installed_package "$prefix/static" "$build_dir/consumer-static"
+# A CPU program against the shared package on a machine without the CUDA toolkit: nvcc off PATH, the
+# toolkit's CMake package disabled (find_package(CUDAToolkit) fails), and no GPU library may be linked.
+without_cuda_path="$(tr ':' '\n' <<<"$PATH" | grep -v cuda | paste -sd: -)"
+env -u CUDAToolkit_ROOT -u CUDA_PATH -u CUDA_HOME PATH="$without_cuda_path" \
+    LARCH_CONSUMER_CMAKE_ARGS="-DCMAKE_DISABLE_FIND_PACKAGE_CUDAToolkit=ON" \
+    bash -c "source '$repo_root/scripts/common.sh' && check_installed_package '$prefix/shared' \
+        '$build_dir/consumer-no-cuda' --no-gpu-libraries"
 
 echo "== benchmark smoke run"
 "$build_dir/benchmark/larch_benchmark" "$repo_root/benchmark/configs/smoke.json" \
