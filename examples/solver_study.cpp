@@ -1,4 +1,4 @@
-// solver_study: the real-matrix study of issue 4. Every matrix of a folder, x0 = 0, b uniform in [0, 1)
+// solver_study: the real-matrix solver study. Every matrix of a folder, x0 = 0, b uniform in [0, 1)
 // (fixed seed), relative residual 1e-9, at most 50,000 iterations; BiCGSTAB, IDR(4) and GMRES(100) with scalar
 // Jacobi, and CG with scalar Jacobi on the SPD ones. A solve counts as solved when the TRUE relative
 // residual ||b - Ax|| / ||b||, recomputed here on the host from the file's entries, is at most 1e-8.

@@ -1,4 +1,5 @@
-// Benchmark operation "batch_condition": cond_inf of every item by batch::CondEstimator (paper 001), with
+// Benchmark operation "batch_condition": cond_inf of every item by batch::CondEstimator (Anzt et al. 2018,
+// "Variable-size batched condition number calculation on GPUs"), with
 // `algorithm` "fused" (one kernel, the inverse not written at all), "fused_inverse" (one kernel that also
 // writes the inverse) or "composed" (norm, Gauss-Jordan inversion, norm of the inverse, product: four
 // kernels). Items: random well-conditioned n x n (benchmark/driver/batch_problems.hpp), uniform `size`

@@ -1,5 +1,6 @@
 // Benchmark operation "batch_gauss_huard": batched Gauss-Huard factorization with implicit column
-// pivoting and the solve with one right-hand side (paper 003), in either storage (`storage`: "plain" =
+// pivoting and the solve with one right-hand side (Anzt et al. 2017, "Variable-size batched Gauss-Huard for
+// block-Jacobi preconditioning"), in either storage (`storage`: "plain" =
 // BGH, "transposed" = BGHT), beside cuBLAS getrfBatched / getrsBatched on CUDA for uniform batches.
 // Items: random well-conditioned n x n (benchmark/driver/batch_problems.hpp), uniform `size` or sizes
 // uniform in 1..`max_size` when `size` is 0 (larch only); b uniform in [-1, 1].

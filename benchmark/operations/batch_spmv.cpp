@@ -1,4 +1,5 @@
-// Benchmark operation "batch_spmv": x_i = A_i b_i for a batch of sparse items (paper 004) in batch::Csr
+// Benchmark operation "batch_spmv": x_i = A_i b_i for a batch of sparse items (Anzt et al. 2017, flexible
+// batched SpMV) in batch::Csr
 // (each CSR kernel, or automatic), batch::Coo or batch::Ell, checked against the reference executor. On
 // CUDA the same run measures cuSPARSE: `vendor` is one SpMV on the block-diagonal join of the batch (one
 // big CSR matrix, the strongest vendor baseline), and the details hold a loop of cusparseSpMV over the

@@ -1,4 +1,5 @@
-// Kernels of the variable-size batched dense operations (papers 001, 002, 003), declared once for every
+// Kernels of the variable-size batched dense operations (Anzt et al. 2017-2018: batched condition numbers,
+// Gauss-Jordan, Gauss-Huard; docs/references.md), declared once for every
 // backend (see core/base/kernel_dispatch.hpp). Core validates every argument before calling them.
 //
 // Contract shared by all kernels (core guarantees the preconditions; kernels need not re-check them):
@@ -31,13 +32,15 @@ LARCH_DECLARE_KERNEL(namespace batch_dense {
     void apply(const DefaultExecutor& exec, const batch::Dense<T>& a, const batch::Vector<T>& b,
                batch::Vector<T>& x);
 
-    /// inverse_i = A_i^-1 by Gauss-Jordan elimination with implicit row pivoting (paper 002, Fig. 2).
+    /// inverse_i = A_i^-1 by Gauss-Jordan elimination with implicit row pivoting (Anzt et al. 2018, batched
+    /// Gauss-Jordan, Fig. 2).
     /// `inverse` may be the same object as `a` (in place).
     template <typename T>
     void invert(const DefaultExecutor& exec, const batch::Dense<T>& a, batch::Dense<T>& inverse,
                 std::int32_t* info);
 
-    /// Gauss-Huard decomposition with implicit column pivoting (paper 003, Fig. 1), in place.
+    /// Gauss-Huard decomposition with implicit column pivoting (Anzt et al. 2017, batched Gauss-Huard,
+    /// Fig. 1), in place.
     /// On exit the item holds the factors in PIVOT ORDER (as if the columns had been swapped
     /// explicitly): with F = factors, L = lower triangle of F including the diagonal (row-elimination
     /// multipliers, the unscaled pivots on the diagonal), U = strict upper triangle of F (the pivot rows
@@ -61,7 +64,8 @@ LARCH_DECLARE_KERNEL(namespace batch_dense {
     template <typename T>
     void compute_infinity_norms(const DefaultExecutor& exec, const batch::Dense<T>& a, T* norms);
 
-    /// The fused kernel of paper 001: row sums and ||A_i||_inf, Gauss-Jordan inversion, ||A_i^-1||_inf,
+    /// The fused kernel of Anzt et al. 2018 (batched condition numbers): row sums and ||A_i||_inf,
+    /// Gauss-Jordan inversion, ||A_i^-1||_inf,
     /// cond[i] and info[i] in one pass. `inverse` null: the inverse is not written at all; otherwise
     /// it receives A_i^-1 (it may be the same object as `a`).
     template <typename T>

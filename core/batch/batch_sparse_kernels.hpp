@@ -1,4 +1,5 @@
-// Kernels of the batched sparse matrices (paper 004): x_i = alpha A_i b_i + beta x_i for batch::Csr,
+// Kernels of the batched sparse matrices (Anzt et al. 2017, flexible batched SpMV): x_i = alpha A_i b_i + beta
+// x_i for batch::Csr,
 // batch::Coo and batch::Ell, declared once for every backend (see core/base/kernel_dispatch.hpp).
 //
 // Contract (core checks it before the call; kernels do not re-check):

@@ -41,7 +41,8 @@ namespace {
 /// The kernel automatic runs an item with: rows much longer than the item's average leave the per-row
 /// kernels waiting on the longest row, so such items go to the kernel that splits nonzeros evenly;
 /// otherwise the sub-warp of smart matches the row length (scalar-like for rows of about one nonzero,
-/// vector-like for 32 and more). The factor 4 is a first guess from paper 004's figures, to be tuned
+/// vector-like for 32 and more). The factor 4 is a first guess from the figures of Anzt et al. 2017 (flexible
+/// batched SpMV), to be tuned
 /// on the GPU.
 CsrSpmvKernel automatic_item_kernel(size_type rows, size_type nonzeros, size_type max_row_nonzeros)
 {

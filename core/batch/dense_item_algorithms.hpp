@@ -41,7 +41,8 @@ bool is_tiny_pivot(T pivot, size_type n, T norm)
 
 /**
  * inverse = A^-1 of an n x n item by Gauss-Jordan elimination with implicit row pivoting
- * (paper 002, Figure 2). `work` holds n*n values; `inverse` may equal `a`. Returns the info value
+ * (Anzt et al. 2018, batched Gauss-Jordan, Figure 2). `work` holds n*n values; `inverse` may equal `a`.
+ * Returns the info value
  * (0, or the 1-based step of a tiny pivot, leaving `inverse` unspecified).
  */
 template <typename T>
@@ -94,7 +95,8 @@ std::int32_t invert(size_type n, const T* a, T* inverse, std::vector<T>& work)
 }
 
 /**
- * Gauss-Huard decomposition of an n x n item in place, with implicit column pivoting (paper 003,
+ * Gauss-Huard decomposition of an n x n item in place, with implicit column pivoting (Anzt et al. 2017,
+ * batched Gauss-Huard,
  * Figure 1 with the column swaps replaced by a list of pivots). On success `factors` holds F in pivot
  * order (BGH), or with U transposed about the anti-diagonal (BGHT); pivots[k] is the original column
  * chosen at step k. Returns the info value (on failure `factors` and `pivots` are unspecified).

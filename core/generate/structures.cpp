@@ -1,4 +1,5 @@
-// Generators of the sparsity structures of paper 002, Figure 8, that are not grid stencils (arrow and
+// Generators of the sparsity structures of Anzt et al. 2018 (batched Gauss-Jordan), Figure 8, that are not
+// grid stencils (arrow and
 // random block-diagonal; tridiagonal and Laplace are in grid_problems.cpp), and right-hand sides.
 #include <algorithm>
 #include <cmath>

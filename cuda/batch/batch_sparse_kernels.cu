@@ -1,4 +1,5 @@
-// CUDA/HIP kernels of the batched sparse matrices (core/batch/batch_sparse_kernels.hpp, paper 004): one
+// CUDA/HIP kernels of the batched sparse matrices (core/batch/batch_sparse_kernels.hpp, Anzt et al. 2017,
+// flexible batched SpMV): one
 // thread block per item. The item's b_i is staged in shared memory when the largest b_i of the batch fits
 // (max cols * num_rhs values within the block's shared memory); otherwise every kernel reads b_i from
 // global memory, where the item's few KB stay in L1/L2 anyway (the "global-memory path": same kernels,

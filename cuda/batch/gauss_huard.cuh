@@ -1,4 +1,5 @@
-// Gauss-Huard factorization and solve of one small item by one sub-warp (paper 003), the device side of
+// Gauss-Huard factorization and solve of one small item by one sub-warp (Anzt et al. 2017, batched
+// Gauss-Huard), the device side of
 // batch_dense::gauss_huard_factorize / gauss_huard_solve for items up to 32 x 32.
 //
 // Factorization thread mapping: one sub-warp of p = subwarp_size threads per item (n <= p), one COLUMN
@@ -6,7 +7,8 @@
 // column c" coalesced across the sub-warp for loads and for the write-back in pivot order.
 // Implicit column pivoting: columns never move; every thread keeps the list of the columns pivoted so far
 // (packed four to a register) because row k's elimination needs a_k,q_j for the pivot column q_j of each
-// earlier step j (paper 003, Section 2). The pivot search uses the exact value-and-index all-reduce
+// earlier step j (Anzt et al. 2017, batched Gauss-Huard, Section 2). The pivot search uses the exact
+// value-and-index all-reduce
 // (unlike Gauss-Jordan's truncated key): the stored factors depend on which pivot is chosen, so they must
 // follow the reference's rule exactly (largest magnitude, ties to the smaller column).
 //

@@ -1,5 +1,6 @@
-// Gauss-Jordan inversion of one small item held in the registers of one sub-warp (paper 002, Figure 2,
-// with the changes the H100 probe of issue 3 found worth making), shared by batched inversion and the
+// Gauss-Jordan inversion of one small item held in the registers of one sub-warp (Anzt et al. 2018, batched
+// Gauss-Jordan, Figure 2, with the changes that measurements on the H100 found worth making), shared by
+// batched inversion and the
 // fused condition-number kernel.
 //
 // Thread mapping: one sub-warp of p = subwarp_size threads per item (n <= p), one ROW per thread; the
@@ -9,11 +10,11 @@
 // - Loads and stores are coalesced by staging the item in shared memory (one p x (p + 1) tile per
 //   sub-warp, the +1 avoids bank conflicts): global rows are read with one thread per column, then each
 //   thread picks up its row. The tile is used again to apply the permutation at write-back. We do not
-//   invert the transpose (paper 002's trick) because that pivots on columns of A, which would change
-//   which step reports a singular item compared with the reference's row pivoting.
+//   invert the transpose (the trick of Anzt et al. 2018) because that pivots on columns of A, which would
+//   change which step reports a singular item compared with the reference's row pivoting.
 // - The pivot row is broadcast through shared memory (the pivot thread stores it, the sub-warp reads it
-//   16 bytes at a time), not by shuffles: half the instructions on the pipe both share (issue 3 notes,
-//   benchmark/results/batch_tuning_notes.md).
+//   16 bytes at a time), not by shuffles: half the instructions on the pipe both share
+//   (benchmark/results/batch_tuning_notes.md).
 // - Implicit row pivoting: rows never move; each thread remembers the step at which its row was the
 //   pivot, and the permutation is applied when writing back.
 // - The pivot row is kept UNSCALED: every other row does one fused multiply-add per element with the

@@ -281,7 +281,7 @@ __device__ __forceinline__ T segmented_inclusive_scan(T value, Key key, Op op)
     return value;
 }
 
-// ---- Added by the batched dense kernels (issue 3): reduce-scatter of a register array. ----
+// ---- Added by the batched dense kernels: reduce-scatter of a register array. ----
 
 /**
  * Reduce-scatter sum: every lane offers `values[0..subwarp_size)` (entry i belongs to "row" i, e.g. the

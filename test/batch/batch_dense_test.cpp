@@ -1,6 +1,6 @@
 // Batched dense operations on every built executor against the reference backend: random variable-size
 // batches (1..32 and items larger than a warp), diagonal blocks of real matrices, and the accuracy of the
-// condition numbers against a long double oracle (paper 001, Figure 3).
+// condition numbers against a long double oracle (Anzt et al. 2018, batched condition numbers, Figure 3).
 #include <gtest/gtest.h>
 
 #include <filesystem>
@@ -270,7 +270,8 @@ TEST_P(BatchDense, ConditionNumbersOfDiagonalBlocksOfRealMatricesMatchReference)
     }
 }
 
-/// Paper 001, Figure 3: relative error of cond_inf against a long double oracle, sizes 1..32.
+/// Anzt et al. 2018 (batched condition numbers), Figure 3: relative error of cond_inf against a long double
+/// oracle, sizes 1..32.
 template <typename T>
 void check_cond_accuracy(const std::shared_ptr<const larch::Executor>& exec)
 {

@@ -1,4 +1,5 @@
-// CondEstimator: the infinity-norm condition number of every item of a batch::Dense (paper 001).
+// CondEstimator: the infinity-norm condition number of every item of a batch::Dense (Anzt et al. 2018,
+// "Variable-size batched condition number calculation on GPUs").
 #pragma once
 
 #include <cstdint>

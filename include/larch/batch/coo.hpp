@@ -23,7 +23,7 @@ namespace batch {
  * column, unique) start at get_layout().get_stored_offset(i), or at 0 in the index arrays when the
  * items share one pattern (stored once). On CUDA/HIP apply runs one thread block per item, each warp
  * a contiguous run of nonzeros: products summed by a segmented warp scan keyed by the row, one atomic
- * add per row run (paper 004). Creation, conversion, copies and errors as batch::Csr.
+ * add per row run (Anzt et al. 2017, flexible batched SpMV). Creation, conversion, copies and errors as batch::Csr.
  */
 template <typename T, typename I = std::int32_t>
 class Coo : public BatchLinOp<T> {

@@ -19,7 +19,7 @@ namespace batch {
 
 /**
  * The SpMV kernel a batch::Csr applies with on CUDA/HIP (reference and omp run one plain loop per
- * item whatever is chosen). Every kernel runs one thread block per item (paper 004):
+ * item whatever is chosen). Every kernel runs one thread block per item (Anzt et al. 2017, flexible batched SpMV):
  */
 enum class CsrSpmvKernel {
     automatic,  ///< per item: balanced for an item whose longest row exceeds 4x its mean row

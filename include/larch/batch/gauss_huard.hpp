@@ -1,4 +1,5 @@
-// Batched Gauss-Huard decomposition with implicit column pivoting and its solve phase (paper 003).
+// Batched Gauss-Huard decomposition with implicit column pivoting and its solve phase (Anzt et al. 2017,
+// "Variable-size batched Gauss-Huard for block-Jacobi preconditioning").
 #pragma once
 
 #include <cstdint>
@@ -13,7 +14,7 @@
 namespace larch {
 namespace batch {
 
-/// How the Gauss-Huard factors are stored (paper 003, Section 3).
+/// How the Gauss-Huard factors are stored (Anzt et al. 2017, batched Gauss-Huard, Section 3).
 enum class GaussHuardStorage {
     plain,      ///< BGH: the factors as computed (the solve reads U by columns)
     transposed  ///< BGHT: U transposed about the anti-diagonal, so the solve reads U by rows too

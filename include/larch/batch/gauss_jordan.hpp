@@ -1,4 +1,5 @@
-// Batched matrix inversion by Gauss-Jordan elimination with implicit pivoting (paper 002).
+// Batched matrix inversion by Gauss-Jordan elimination with implicit pivoting (Anzt et al. 2018,
+// "Variable-size batched Gauss-Jordan elimination for block-Jacobi preconditioning on graphics processors").
 #pragma once
 
 #include <cstdint>

@@ -1,4 +1,5 @@
-// Batched infinity norm of every item of a batch::Dense (paper 001).
+// Batched infinity norm of every item of a batch::Dense (Anzt et al. 2018, "Variable-size batched condition
+// number calculation on GPUs").
 #pragma once
 
 #include "larch/base/array.hpp"

@@ -1,5 +1,6 @@
 // Test problem generators: stencil matrices (Laplace 2D/3D, convection-diffusion), a block-structured
-// FEM-like matrix, the structures of paper 002 Figure 8 (arrow, tridiagonal, random block-diagonal,
+// FEM-like matrix, the structures of Anzt et al. 2018 (batched Gauss-Jordan), Figure 8 (arrow, tridiagonal,
+// random block-diagonal,
 // Laplace), and right-hand sides. All host-side, deterministic for a given seed.
 #pragma once
 
@@ -53,12 +54,14 @@ matrix_data<V, I> convection_diffusion_2d(size_type n, double convection);
 template <typename V, typename I = std::int32_t>
 matrix_data<V, I> block_fem(size_type n, size_type dimension, size_type block_size, std::uint64_t seed);
 
-/// Arrow (paper 002, Fig. 8): the diagonal plus the last row and column. Diagonal 2 (n in the last
+/// Arrow (Anzt et al. 2018, batched Gauss-Jordan, Fig. 8): the diagonal plus the last row and column. Diagonal
+/// 2 (n in the last
 /// row), the other entries 1: strictly diagonally dominant. 3n - 2 nonzeros, symmetric.
 template <typename V, typename I = std::int32_t>
 matrix_data<V, I> arrow(size_type n);
 
-/// Tridiagonal (paper 002, Fig. 8): 1D Laplace, diagonal 2, off-diagonals -1; 3n - 2 nonzeros, SPD.
+/// Tridiagonal (Anzt et al. 2018, batched Gauss-Jordan, Fig. 8): 1D Laplace, diagonal 2, off-diagonals -1; 3n
+/// - 2 nonzeros, SPD.
 template <typename V, typename I = std::int32_t>
 matrix_data<V, I> tridiagonal(size_type n);
 
@@ -81,7 +84,8 @@ std::vector<I> random_block_pointers(size_type n, size_type min_block, size_type
 template <typename V, typename I = std::int32_t>
 matrix_data<V, I> block_diagonal(const std::vector<I>& block_pointers, std::uint64_t seed);
 
-/// Random block-diagonal (paper 002, Fig. 8): block_diagonal(random_block_pointers(...), seed).
+/// Random block-diagonal (Anzt et al. 2018, batched Gauss-Jordan, Fig. 8):
+/// block_diagonal(random_block_pointers(...), seed).
 template <typename V, typename I = std::int32_t>
 matrix_data<V, I> random_block_diagonal(size_type n, size_type min_block, size_type max_block,
                                         std::uint64_t seed);

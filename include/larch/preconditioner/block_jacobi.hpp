@@ -17,7 +17,8 @@
 namespace larch {
 namespace preconditioner {
 
-/// How each diagonal block is processed at generation (papers 002 and 003).
+/// How each diagonal block is processed at generation (Anzt et al. 2018, batched Gauss-Jordan; Anzt et al.
+/// 2017, batched Gauss-Huard).
 enum class BlockJacobiAlgorithm {
     gauss_jordan,           ///< explicit inverse by Gauss-Jordan with partial pivoting; apply = block gemv
     gauss_huard,            ///< Gauss-Huard factors (BGH); apply = Gauss-Huard solve
