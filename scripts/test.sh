@@ -12,6 +12,14 @@ configure_and_build "$build_dir"
 echo "== tests"
 ctest --test-dir "$build_dir" --output-on-failure --parallel "$(nproc)" 2>&1 | tee "$build_dir/ctest.log"
 
+echo "== sources speak of the code, not of the process that made it"
+# Papers are cited by authors, year and title (docs/references.md), never by an internal number.
+if grep -rniE "issue [0-9]|helper [A-Z][0-9]|paper 00[0-9]" "$repo_root" --exclude-dir='build*' \
+        --exclude-dir=.git --exclude-dir=.carry --exclude=references.md; then
+    echo "error: internal process words in the lines above" >&2
+    exit 1
+fi
+
 echo "== installed packages (shared, then static)"
 # The shared package is the build above installed; the static one is a second build of the library target
 # alone (its objects come from ccache: same flags). Each is used by examples/install_consumer, a separate
