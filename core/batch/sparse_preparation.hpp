@@ -124,7 +124,12 @@ void ensure_apply_operands(const BatchLinOp<T>& a, const Vector<T>& b, const Vec
                                            " columns but x has " +
                                            std::to_string(x.get_num_cols()));
     }
-    LARCH_ENSURE(&b != &x, NotSupported, name + ": x must not be the same object as b");
+    // Vectors own their values (no views), so sharing memory means being one object or one array.
+    LARCH_ENSURE(&b != &x && (b.get_const_values() != x.get_const_values() ||
+                              x.get_const_values() == nullptr),
+                 BadInput,
+                 name + ": x is b (apply(alpha, b, beta, b)); no batched operator computes in place, "
+                        "pass a separate x");
     for (size_type item = 0; item < num_items; ++item) {
         const auto size = a.get_item_size(item);
         const auto b_rows = b.get_item_size(item).rows;

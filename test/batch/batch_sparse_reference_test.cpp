@@ -192,6 +192,16 @@ TYPED_TEST(BatchSparseReference, RejectsMismatchedBatchCounts)
     EXPECT_THROW(a->apply(*b, *x), larch::DimensionMismatch);
 }
 
+TYPED_TEST(BatchSparseReference, RejectsXThatIsB)
+{
+    const std::vector<matrix_data<double>> items{{dim2{2, 2}, {{0, 0, 1.0}, {1, 1, 1.0}}}};
+    const auto a = TypeParam::create(this->ref, items);
+    auto b = Vector<double>::create(this->ref, {2}, 1, {1.0, 2.0});
+
+    EXPECT_THROW(a->apply(*b, *b), larch::BadInput);
+    EXPECT_THROW(a->apply(1.0, *b, 0.0, *b), larch::BadInput);
+}
+
 TYPED_TEST(BatchSparseReference, CopiesItemsBackAsSingleMatrices)
 {
     const auto a = TypeParam::create(this->ref, small_items());
