@@ -148,6 +148,12 @@ TEST_F(SolverConfig, OverflowingNumbersAndDuplicateKeysNameTheirPath)
     expect_error(R"({"type": "cg", "type": "cg", "criteria": {"max_iterations": 5}})", "/type: duplicate key");
     expect_error(R"({"type": "cg", "criteria": {"max_iterations": 18446744073709551616}})",
                  "/criteria/max_iterations: expected a non-negative integer");
+    // checked when read, not at generate
+    EXPECT_THROW(larch::config::parse_solver_config<double>(
+                     R"({"type": "cg", "criteria": {"max_iterations": 5},
+                         "preconditioner": {"type": "block_jacobi", "max_block_size": 0}})",
+                     exec),
+                 larch::BadInput);
 }
 
 TEST_F(SolverConfig, MessagesCarryOneLocationRelativeToTheSourceTree)
