@@ -31,6 +31,8 @@ foreach(source IN LISTS larch_device_sources)
 endforeach()
 target_sources(larch PRIVATE ${hip_objects})
 set_source_files_properties(${hip_objects} PROPERTIES EXTERNAL_OBJECT TRUE GENERATED TRUE)
-# Private, and by name in the installed package (a static larch makes its users link it): no absolute path
-# of this machine ends up in larchTargets.cmake.
-target_link_libraries(larch PRIVATE $<BUILD_INTERFACE:${LARCH_AMDHIP64}> $<INSTALL_INTERFACE:amdhip64>)
+# Private, and by name (a static larch makes its users link it): no absolute path of this machine ends up
+# in larchTargets.cmake; the folder is a link directory of this build only.
+get_filename_component(larch_amdhip64_dir ${LARCH_AMDHIP64} DIRECTORY)
+target_link_directories(larch PRIVATE ${larch_amdhip64_dir})
+target_link_libraries(larch PRIVATE amdhip64)
