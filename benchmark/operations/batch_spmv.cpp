@@ -29,6 +29,7 @@
 #include "larch/batch/coo.hpp"
 #include "larch/batch/csr.hpp"
 #include "larch/batch/ell.hpp"
+#include "larch/config.hpp"
 #include "larch/io/matrix_market.hpp"
 
 #if LARCH_HAVE_CUDA
