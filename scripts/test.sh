@@ -35,11 +35,22 @@ check_installed_package "$prefix/shared" "$build_dir/consumer-shared"
 check_installed_package "$prefix/static" "$build_dir/consumer-static"
 # A CPU program against the shared package on a machine without the CUDA toolkit: nvcc off PATH, the
 # toolkit's CMake package disabled (find_package(CUDAToolkit) fails), and no GPU library may be linked.
-without_cuda_path="$(tr ':' '\n' <<<"$PATH" | grep -v cuda | paste -sd: -)"
-env -u CUDAToolkit_ROOT -u CUDA_PATH -u CUDA_HOME PATH="$without_cuda_path" \
+# (PATH loses every folder holding nvcc, e.g. a wrapper in /usr/local/bin.)
+(
+    visible=()
+    IFS=: read -r -a path_entries <<<"$PATH"
+    for entry in "${path_entries[@]}"; do
+        [ -x "$entry/nvcc" ] || [[ "$entry" == *cuda* ]] || visible+=("$entry")
+    done
+    PATH="$(IFS=:; echo "${visible[*]}")"
+    unset CUDAToolkit_ROOT CUDA_PATH CUDA_HOME
+    if command -v nvcc >/dev/null; then
+        echo "error: nvcc is still on PATH" >&2
+        exit 1
+    fi
     LARCH_CONSUMER_CMAKE_ARGS="-DCMAKE_DISABLE_FIND_PACKAGE_CUDAToolkit=ON" \
-    bash -c "source '$repo_root/scripts/common.sh' && check_installed_package '$prefix/shared' \
-        '$build_dir/consumer-no-cuda' --no-gpu-libraries"
+        check_installed_package "$prefix/shared" "$build_dir/consumer-no-cuda" --no-gpu-libraries
+)
 
 echo "== benchmark smoke run"
 "$build_dir/benchmark/larch_benchmark" "$repo_root/benchmark/configs/smoke.json" \

@@ -15,8 +15,8 @@ namespace larch {
 class Error : public std::runtime_error {
 public:
     Error(const std::string& file, int line, const std::string& message)
-        : std::runtime_error(file + ":" + std::to_string(line) + ": " + message),
-          file_{file},
+        : std::runtime_error(relative_source(file) + ":" + std::to_string(line) + ": " + message),
+          file_{relative_source(file)},
           line_{line},
           message_{message}
     {}
@@ -27,6 +27,16 @@ public:
     const std::string& get_message() const noexcept { return message_; }
 
 private:
+    // The build maps the source tree's absolute path away (-fmacro-prefix-map); a compiler run from the build
+    // folder on relative paths (ccache with a base_dir) leaves "../" in front instead.
+    static std::string relative_source(std::string file)
+    {
+        while (file.compare(0, 3, "../") == 0 || file.compare(0, 2, "./") == 0) {
+            file.erase(0, file[1] == '.' ? 3 : 2);
+        }
+        return file;
+    }
+
     std::string file_;
     int line_;
     std::string message_;
