@@ -5,7 +5,7 @@ Usage: /usr/bin/python3 benchmark/plot.py benchmark/plots.json [--only NAME]
 (Debian's python3-matplotlib; paths in the specification are relative to the repository root).
 
 A specification holds a list "figures"; each figure names its "results" file, its "output" PNG, an "x"
-field and one or more "panels", each with "y" fields. Field names are dotted paths into a case record
+field and one or more "panels", each with "y" fields (and optionally a "where" of its own). Field names are dotted paths into a case record
 ("size", "larch.gflops", "config.precision"). Cases are kept when every "where" field equals the given
 value (a list means any of those values, {"min": a, "max": b} a closed range); each distinct value of the "series" fields draws one line per y
 field. The figures thus come from the JSON results alone, never from the benchmark binary.
@@ -55,6 +55,7 @@ def series_label(record, series_fields, y_path, several_y):
 
 
 def draw_panel(axes, cases, figure, panel):
+    cases = [case for case in cases if matches(case, panel.get("where", {}))]
     y_paths = panel["y"] if isinstance(panel["y"], list) else [panel["y"]]
     series_fields = figure.get("series", [])
     lines = {}
@@ -73,6 +74,7 @@ def draw_panel(axes, cases, figure, panel):
     for label, points in sorted(lines.items()):
         points.sort(key=lambda point: point[0])
         axes.plot([p[0] for p in points], [p[1] for p in points], marker="o", markersize=3, label=label)
+    axes.set_title(panel.get("title", ""), fontsize=9)
     axes.set_xlabel(figure.get("xlabel", figure["x"]))
     axes.set_ylabel(panel.get("ylabel", ", ".join(y_paths)))
     if figure.get("logx"):
