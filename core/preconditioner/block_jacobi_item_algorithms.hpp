@@ -2,6 +2,7 @@
 // kernels (the reference runs them in sequence, OpenMP over rows or blocks in parallel).
 #pragma once
 
+#include <algorithm>
 #include <cstdint>
 #include <cstring>
 #include <vector>
@@ -38,11 +39,12 @@ void extract_block(const I* row_ptrs, const I* col_idxs, const V* values, I firs
         for (I c = 0; c < n; ++c) {
             block[r * n + c] = V{};
         }
-        for (auto nz = row_ptrs[first + r]; nz < row_ptrs[first + r + 1]; ++nz) {
-            const auto col = col_idxs[nz] - first;
-            if (col >= 0 && col < n) {
-                block[r * n + col] += values[nz];
-            }
+        // columns are sorted: start at the block's first column, stop past its last (a dense row costs
+        // log(length) + n, not its length)
+        const auto row_end = col_idxs + row_ptrs[first + r + 1];
+        for (auto col_it = std::lower_bound(col_idxs + row_ptrs[first + r], row_end, first);
+             col_it != row_end && *col_it - first < n; ++col_it) {
+            block[r * n + (*col_it - first)] += values[col_it - col_idxs];
         }
     }
 }

@@ -89,6 +89,21 @@ __device__ __forceinline__ index64 block_of_row(const I* block_pointers, index64
     return begin;
 }
 
+/// The first position in [begin, end) of col_idxs (sorted) whose column is >= column (binary search).
+template <typename I>
+__device__ __forceinline__ index64 first_in_columns(const I* col_idxs, index64 begin, index64 end, index64 column)
+{
+    while (begin < end) {
+        const auto middle = begin + (end - begin) / 2;
+        if (static_cast<index64>(col_idxs[middle]) < column) {
+            begin = middle + 1;
+        } else {
+            end = middle;
+        }
+    }
+    return begin;
+}
+
 // one thread per row: compares its column pattern with the previous row's
 template <typename I>
 struct FindSupervariableStarts {
@@ -129,11 +144,15 @@ struct ExtractDiagonalBlocks {
         for (index64 c = 0; c < n; ++c) {
             block_row[c] = V{};
         }
-        for (auto nz = static_cast<index64>(row_ptrs[row]); nz < row_ptrs[row + 1]; ++nz) {
+        // columns are sorted: start at the block's first column (binary search) and stop past its last, so
+        // a long row (the arrow matrix's dense last row) costs log(length) + n, not its length
+        const auto end = static_cast<index64>(row_ptrs[row + 1]);
+        for (auto nz = first_in_columns(col_idxs, static_cast<index64>(row_ptrs[row]), end, first); nz < end; ++nz) {
             const auto col = static_cast<index64>(col_idxs[nz]) - first;
-            if (col >= 0 && col < n) {
-                block_row[col] += values[nz];
+            if (col >= n) {
+                break;
             }
+            block_row[col] += values[nz];
         }
     }
 };
