@@ -61,9 +61,14 @@ configure_and_build() {
 # test_counts CTEST_LOG: "tests: N passed, M failed" from ctest's summary line (for CI's test count).
 test_counts() {
     local summary total failed
-    summary="$(grep -E "tests passed, [0-9]+ tests? failed out of [0-9]+" "$1" 2>/dev/null | tail -n 1)"
+    # ctest writes "N% tests passed, M tests failed out of T", or "100% tests passed out of T" in some
+    # versions when nothing failed.
+    summary="$(grep -E "tests passed(, [0-9]+ tests? failed)? out of [0-9]+" "$1" 2>/dev/null | tail -n 1)"
     [ -n "$summary" ] || return 0
-    failed="$(sed -E 's/.*passed, ([0-9]+) tests? failed.*/\1/' <<<"$summary")"
+    failed=0
+    if grep -qE "failed out of" <<<"$summary"; then
+        failed="$(sed -E 's/.*passed, ([0-9]+) tests? failed.*/\1/' <<<"$summary")"
+    fi
     total="$(sed -E 's/.*out of ([0-9]+).*/\1/' <<<"$summary")"
     echo "tests: $(( total - failed )) passed, $failed failed"
 }
