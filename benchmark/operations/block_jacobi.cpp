@@ -29,6 +29,7 @@ using index_type = std::int32_t;
 const std::vector<std::string> phases{"generate", "apply"};
 const std::vector<std::string> algorithms{"gauss_jordan", "gauss_huard", "gauss_huard_transposed"};
 const std::vector<std::string> storages{"working", "adaptive"};
+const std::vector<std::string> extractions{"shared", "cached"};
 
 template <typename V>
 typename preconditioner::BlockJacobi<V, index_type>::parameters_type parameters_of(const Fields& fields)
@@ -42,7 +43,10 @@ typename preconditioner::BlockJacobi<V, index_type>::parameters_type parameters_
                                                                 : BlockJacobiAlgorithm::gauss_jordan)
         .with_storage_precision(fields.get_string("storage_precision", "working") == "adaptive"
                                     ? preconditioner::BlockJacobiStorage::adaptive
-                                    : preconditioner::BlockJacobiStorage::working);
+                                    : preconditioner::BlockJacobiStorage::working)
+        .with_extraction(fields.get_string("extraction", "shared") == "cached"
+                             ? preconditioner::BlockJacobiExtraction::cached
+                             : preconditioner::BlockJacobiExtraction::shared);
 }
 
 /// The block-diagonal part of `data` for the given blocks, every entry inside a block stored (explicit zeros
@@ -136,9 +140,10 @@ CaseResult run_block_jacobi(const CaseContext& context)
     const auto storage_bytes = static_cast<double>(jacobi->get_storage_bytes());
     result.label = phase + " " + matrix_source_name(source) + " bound " + std::to_string(parameters.max_block_size) +
                    " " + fields.get_string("algorithm", "gauss_jordan") + " " +
-                   fields.get_string("storage_precision", "working");
+                   fields.get_string("storage_precision", "working") + " " + fields.get_string("extraction", "shared");
     result.details = json{{"matrix", matrix_source_name(source)},
                           {"phase", phase},
+                          {"extraction", fields.get_string("extraction", "shared")},
                           {"rows", n},
                           {"nonzeros", data.entries.size()},
                           {"num_blocks", jacobi->get_num_blocks()},
@@ -189,6 +194,7 @@ void validate_block_jacobi(const Fields& fields)
     check_choice("phase", phases, "");
     check_choice("algorithm", algorithms, "gauss_jordan");
     check_choice("storage_precision", storages, "working");
+    check_choice("extraction", extractions, "shared");
     fields.get_integer("max_block_size", 32, 1, 1 << 20);
 }
 
@@ -196,8 +202,8 @@ const bool registered = register_operation(
     {"block_jacobi",
      "block-Jacobi generation or application (application beside larch's and cuSPARSE's CSR SpMV of the "
      "block-diagonal matrix)",
-     {"matrix", "phase", "max_block_size", "algorithm", "storage_precision"},
-     {"phase", "max_block_size", "algorithm", "storage_precision"},
+     {"matrix", "phase", "max_block_size", "algorithm", "storage_precision", "extraction"},
+     {"phase", "max_block_size", "algorithm", "storage_precision", "extraction"},
      validate_block_jacobi,
      [](const CaseContext& context) {
          return dispatch_precision(context.precision(),

@@ -166,7 +166,7 @@ Parameters read_common(const ObjectReader& reader, Parameters parameters)
         }
         ObjectReader preconditioner{description, path,
                                     {"type", "max_block_size", "algorithm", "storage_precision", "accuracy",
-                                     "on_singular_block"}};
+                                     "on_singular_block", "extraction"}};
         if (!preconditioner.has("type")) {
             fail(path, "missing field \"type\" (block_jacobi or none)");
         }
@@ -216,6 +216,12 @@ Parameters read_common(const ObjectReader& reader, Parameters parameters)
                 "on_singular_block", std::vector<std::pair<std::string, SingularBlockPolicy>>{
                                          {"fallback", SingularBlockPolicy::fallback},
                                          {"throw", SingularBlockPolicy::throw_error}}));
+        }
+        if (preconditioner.has("extraction")) {
+            jacobi.with_extraction(read_choice(
+                "extraction", std::vector<std::pair<std::string, preconditioner::BlockJacobiExtraction>>{
+                                  {"cached", preconditioner::BlockJacobiExtraction::cached},
+                                  {"shared", preconditioner::BlockJacobiExtraction::shared}}));
         }
         parameters.with_preconditioner(jacobi);
     }

@@ -176,12 +176,24 @@ void BlockJacobi<V, I>::generate_blocks(const matrix::Csr<V, I>& system_matrix)
             largest_block_ = std::max(largest_block_, sizes[block].rows);
         }
         blocks = batch::Dense<V>::create(exec, sizes);
-        LARCH_RUN_KERNEL(exec, block_jacobi::extract_diagonal_blocks, system_matrix, device_block_pointers_, *blocks);
-        estimator = batch::CondEstimator<V>::build().with_keep_inverse(explicit_inverse).on(exec)->generate(blocks.get());
-        cond = estimator->get_condition_numbers().copy_to_host();
-        const auto inversion_info = estimator->get_info().copy_to_host();
+        std::vector<std::int32_t> inversion_info;
         std::vector<std::int32_t> factorization_info(num_blocks, 0);
-        if (!explicit_inverse) {
+        if (explicit_inverse) {
+            // extraction + Gauss-Jordan inversion + condition number in one pass (one kernel on GPUs);
+            // `blocks` receives the inverses
+            array<V> device_cond{exec, num_blocks};
+            array<std::int32_t> device_info{exec, num_blocks};
+            LARCH_RUN_KERNEL(exec, block_jacobi::generate_inverse_blocks, system_matrix, device_block_pointers_,
+                             largest_block_, parameters_.extraction == BlockJacobiExtraction::shared, *blocks,
+                             device_cond, device_info);
+            cond = device_cond.copy_to_host();
+            inversion_info = device_info.copy_to_host();
+        } else {
+            LARCH_RUN_KERNEL(exec, block_jacobi::extract_diagonal_blocks, system_matrix, device_block_pointers_,
+                             *blocks);
+            estimator = batch::CondEstimator<V>::build().with_keep_inverse(false).on(exec)->generate(blocks.get());
+            cond = estimator->get_condition_numbers().copy_to_host();
+            inversion_info = estimator->get_info().copy_to_host();
             factorization = batch::GaussHuard<V>::build()
                                 .with_storage(parameters_.algorithm == BlockJacobiAlgorithm::gauss_huard_transposed
                                                   ? batch::GaussHuardStorage::transposed
@@ -191,7 +203,7 @@ void BlockJacobi<V, I>::generate_blocks(const matrix::Csr<V, I>& system_matrix)
             factorization_info = factorization->get_info().copy_to_host();
             pivots_ = factorization->get_pivots();
         }
-        const batch::Dense<V>& processed = explicit_inverse ? *estimator->get_inverse() : factorization->get_factors();
+        const batch::Dense<V>& processed = explicit_inverse ? *blocks : factorization->get_factors();
         stored_norms = batch::compute_infinity_norms(processed).copy_to_host();
         singular.assign(num_blocks, false);
         std::vector<I> refined{0};
@@ -219,7 +231,7 @@ void BlockJacobi<V, I>::generate_blocks(const matrix::Csr<V, I>& system_matrix)
         block_pointers_ = std::move(refined);
     }
     const auto num_blocks = block_pointers_.size() - 1;
-    const batch::Dense<V>& processed = explicit_inverse ? *estimator->get_inverse() : factorization->get_factors();
+    const batch::Dense<V>& processed = explicit_inverse ? *blocks : factorization->get_factors();
 
     const std::uint8_t block_kind = explicit_inverse ? inverse
                                     : parameters_.algorithm == BlockJacobiAlgorithm::gauss_huard ? gauss_huard

@@ -49,6 +49,21 @@ void extract_block(const I* row_ptrs, const I* col_idxs, const V* values, I firs
     }
 }
 
+/// Extracts the block of rows first..first+n into `block` and writes its Gauss-Jordan inverse to `inverse`,
+/// returning info; cond receives the condition number, exactly as the reference CondEstimator computes it.
+template <typename V, typename I>
+std::int32_t invert_block(const I* row_ptrs, const I* col_idxs, const V* values, I first, I n, V* inverse,
+                          V& cond, std::vector<V>& block, std::vector<V>& work)
+{
+    const auto size = static_cast<size_type>(n);
+    block.resize(size * size);
+    extract_block(row_ptrs, col_idxs, values, first, n, block.data());
+    const V norm = batch::item::infinity_norm(size, size, block.data());
+    const auto info = batch::item::invert(size, block.data(), inverse, work);
+    cond = batch::item::condition_number(norm, batch::item::infinity_norm(size, size, inverse), info);
+    return info;
+}
+
 /// Stores `count` values of V at `destination` in the precision `precision`.
 template <typename V>
 void store_values(const V* values, size_type count, std::uint8_t precision, std::uint8_t* destination)

@@ -49,6 +49,15 @@ LARCH_DECLARE_KERNEL(namespace block_jacobi {
     template <typename V, typename I>
     void extract_diagonal_blocks(const DefaultExecutor& exec, const matrix::Csr<V, I>& a,
                                  const array<I>& block_pointers, batch::Dense<V>& blocks);
+    /// Extraction (as extract_diagonal_blocks) and Gauss-Jordan inversion with the condition number (as
+    /// batch_dense::compute_condition_numbers) of every diagonal block in one pass: item b of `inverses`
+    /// receives the inverse of block b, cond[b] and info[b] what batch::CondEstimator gives. On GPUs one
+    /// kernel; `largest_block` picks its sub-warp, `shared_extraction` its loader (the sub-warp reads each
+    /// row coalesced, otherwise each thread walks its row); host executors ignore both.
+    template <typename V, typename I>
+    void generate_inverse_blocks(const DefaultExecutor& exec, const matrix::Csr<V, I>& a,
+                                 const array<I>& block_pointers, size_type largest_block, bool shared_extraction,
+                                 batch::Dense<V>& inverses, array<V>& cond, array<std::int32_t>& info);
     /// Writes every block into `storage` from byte byte_offsets[b] in precision precisions[b]: item b of
     /// `blocks` (kinds inverse and gauss_huard*) or the block's rows of inverse_diagonal (kind diagonal).
     template <typename V, typename I>
@@ -86,6 +95,9 @@ LARCH_DECLARE_KERNEL(namespace block_jacobi {
                                                   array<std::uint8_t>&);                            \
     template void extract_diagonal_blocks<V, I>(const DefaultExecutor&, const matrix::Csr<V, I>&,   \
                                                 const array<I>&, batch::Dense<V>&);                 \
+    template void generate_inverse_blocks<V, I>(const DefaultExecutor&, const matrix::Csr<V, I>&,   \
+                                                const array<I>&, size_type, bool, batch::Dense<V>&, \
+                                                array<V>&, array<std::int32_t>&);                   \
     template void store_blocks<V, I>(const DefaultExecutor&, const batch::Dense<V>&, const array<V>&, \
                                      const array<I>&, const array<std::uint8_t>&,                   \
                                      const array<std::uint8_t>&, const array<std::int64_t>&,        \

@@ -78,26 +78,44 @@ struct GaussJordanRow {
 };
 
 /**
- * Reads the item (n x n, row-major at `item`) into `row` (this thread's row; zeros beyond n) through
- * `tile`, and returns this thread's row sum |a_r|_1. All threads of the block must call it.
+ * Loader of an item stored row-major at `item` (n x n): fills the sub-warp's whole p x p tile (zeros
+ * outside the item) with one thread per column, so the global reads are coalesced. A loader is "where the
+ * item comes from" for load_rows_with: block-Jacobi generation reads its items straight from a CSR matrix
+ * (cuda/preconditioner/block_jacobi_kernels.cu) with loaders of the same shape.
  */
 template <int subwarp_size, typename T>
-__device__ __forceinline__ T load_rows(const T* item, int n, StagingTile<subwarp_size, T>& tile,
-                                       GaussJordanRow<subwarp_size, T>& row)
+struct DenseItemLoader {
+    const T* item;
+
+    __device__ __forceinline__ void operator()(int n, StagingTile<subwarp_size, T>& tile) const
+    {
+        const int lane = warp::rank<subwarp_size>();
+        // Every load of the item is issued before the first one is used: a loop bounded by the run-time n
+        // keeps one load per thread in flight, far too few to cover the memory latency. The whole p x p
+        // tile is written (zeros outside the item), so the rows are picked up without a test.
+        T column[subwarp_size];
+#pragma unroll
+        for (int r = 0; r < subwarp_size; ++r) {
+            column[r] = (lane < n && r < n) ? item[r * n + lane] : T{};
+        }
+#pragma unroll
+        for (int r = 0; r < subwarp_size; ++r) {
+            tile[r][lane] = column[r];
+        }
+    }
+};
+
+/**
+ * Stages the item through `tile` with `loader` (which writes the whole tile, zeros outside the n x n
+ * item), picks this thread's row into `row` and returns its row sum |a_r|_1. All threads of the block
+ * must call it.
+ */
+template <int subwarp_size, typename T, typename Loader>
+__device__ __forceinline__ T load_rows_with(const Loader& loader, int n, StagingTile<subwarp_size, T>& tile,
+                                            GaussJordanRow<subwarp_size, T>& row)
 {
     const int lane = warp::rank<subwarp_size>();
-    // Every load of the item is issued before the first one is used: a loop bounded by the run-time n
-    // keeps one load per thread in flight, far too few to cover the memory latency. The whole p x p
-    // tile is written (zeros outside the item), so the rows are picked up without a test.
-    T column[subwarp_size];
-#pragma unroll
-    for (int r = 0; r < subwarp_size; ++r) {
-        column[r] = (lane < n && r < n) ? item[r * n + lane] : T{};
-    }
-#pragma unroll
-    for (int r = 0; r < subwarp_size; ++r) {
-        tile[r][lane] = column[r];
-    }
+    loader(n, tile);
     __syncthreads();
     T row_sum{};
 #pragma unroll
@@ -107,6 +125,14 @@ __device__ __forceinline__ T load_rows(const T* item, int n, StagingTile<subwarp
     }
     __syncthreads();
     return row_sum;
+}
+
+/// load_rows_with for an item stored row-major at `item` (n x n).
+template <int subwarp_size, typename T>
+__device__ __forceinline__ T load_rows(const T* item, int n, StagingTile<subwarp_size, T>& tile,
+                                       GaussJordanRow<subwarp_size, T>& row)
+{
+    return load_rows_with<subwarp_size>(DenseItemLoader<subwarp_size, T>{item}, n, tile, row);
 }
 
 /// Two pivot rows per sub-warp in shared memory (step k uses rows[k % 2], so one sub-warp barrier per

@@ -4,10 +4,12 @@
 // row each) and the block-diagonal apply (one sub-warp per block, the block's vector segment in registers).
 #include <algorithm>
 #include <cstdint>
+#include <limits>
 
 #include "core/preconditioner/block_jacobi_kernels.hpp"
 #include "cuda/base/runtime.hpp"
 #include "cuda/batch/gauss_huard.cuh"
+#include "cuda/batch/gauss_jordan.cuh"
 #include "cuda/components/launch.cuh"
 #include "cuda/components/warp.cuh"
 #include "larch/base/half.hpp"
@@ -156,6 +158,139 @@ struct ExtractDiagonalBlocks {
         }
     }
 };
+
+/**
+ * `cached` loader of the fused generation kernel: thread r of the sub-warp walks row first + r of the CSR
+ * matrix (from the block's first column, binary search) and writes it into row r of the staging tile.
+ */
+template <int subwarp_size, typename V, typename I>
+struct CachedCsrBlockLoader {
+    const I* row_ptrs;
+    const I* col_idxs;
+    const V* values;
+    index64 first;
+
+    __device__ __forceinline__ void operator()(int n, batch_dense::StagingTile<subwarp_size, V>& tile) const
+    {
+        const int lane = warp::rank<subwarp_size>();
+#pragma unroll
+        for (int c = 0; c < subwarp_size; ++c) {
+            tile[lane][c] = V{};
+        }
+        if (lane < n) {
+            const auto row = first + lane;
+            const auto end = static_cast<index64>(row_ptrs[row + 1]);
+            for (auto nz = first_in_columns(col_idxs, static_cast<index64>(row_ptrs[row]), end, first); nz < end;
+                 ++nz) {
+                const auto col = static_cast<index64>(col_idxs[nz]) - first;
+                if (col >= n) {
+                    break;
+                }
+                tile[lane][col] += values[nz];
+            }
+        }
+    }
+};
+
+/**
+ * `shared` loader of the fused generation kernel: thread r finds where row first + r enters and leaves the
+ * block's columns (binary searches, all rows at once), then the sub-warp reads the block's part of each
+ * row coalesced, one entry per lane, into the staging tile. Because the tile is shared memory, each
+ * thread then picks up its own row of the block (load_rows_with): the coalesced read needs no transposed
+ * inversion (Anzt et al. 2018 extract the transpose for that, which would pivot on columns and change the
+ * blocks reported singular compared with the reference). Duplicate entries are summed in order by the
+ * lane holding the first of them, as the reference sums them.
+ */
+template <int subwarp_size, typename V, typename I>
+struct SharedCsrBlockLoader {
+    const I* row_ptrs;
+    const I* col_idxs;
+    const V* values;
+    index64 first;
+
+    __device__ __forceinline__ void operator()(int n, batch_dense::StagingTile<subwarp_size, V>& tile) const
+    {
+        const int lane = warp::rank<subwarp_size>();
+#pragma unroll
+        for (int r = 0; r < subwarp_size; ++r) {
+            tile[r][lane] = V{};
+        }
+        I my_begin{};
+        I my_end{};
+        if (lane < n) {
+            const auto row = first + lane;
+            const auto row_end = static_cast<index64>(row_ptrs[row + 1]);
+            const auto begin = first_in_columns(col_idxs, static_cast<index64>(row_ptrs[row]), row_end, first);
+            my_begin = static_cast<I>(begin);
+            my_end = static_cast<I>(first_in_columns(col_idxs, begin, row_end, first + n));
+        }
+        batch_dense::subwarp_sync<subwarp_size>();
+        for (int r = 0; r < n; ++r) {
+            const auto begin = static_cast<index64>(warp::broadcast<subwarp_size>(my_begin, r));
+            const auto end = static_cast<index64>(warp::broadcast<subwarp_size>(my_end, r));
+            for (auto base = begin; base < end; base += subwarp_size) {
+                const auto nz = base + lane;
+                if (nz < end) {
+                    const auto col = col_idxs[nz];
+                    if (nz == begin || col_idxs[nz - 1] != col) {
+                        V sum = V{} + values[nz];
+                        for (auto k = nz + 1; k < end && col_idxs[k] == col; ++k) {
+                            sum += values[k];
+                        }
+                        tile[r][static_cast<index64>(col) - first] = sum;
+                    }
+                }
+            }
+        }
+    }
+};
+
+/**
+ * Fused block-Jacobi generation: one sub-warp per diagonal block extracts it from CSR into the staging
+ * tile (the loader: cached or shared), inverts it in registers by the batched Gauss-Jordan of
+ * gauss_jordan.cuh and writes the inverse, its condition number and info, as the CondEstimator kernel
+ * does for a dense batch. Launch: RegisterPolicy (128 threads, one sub-warp per block).
+ */
+template <int subwarp_size, bool shared_extraction, typename V, typename I>
+__global__ void __launch_bounds__(batch_dense::RegisterPolicy::block_size,
+                                  batch_dense::RegisterPolicy::min_blocks_per_multiprocessor)
+    generate_inverse_blocks_kernel(index64 num_blocks, const I* row_ptrs, const I* col_idxs, const V* values,
+                                   const I* block_pointers, const std::int64_t* item_offsets, V* inverses, V* cond,
+                                   std::int32_t* info)
+{
+    using namespace batch_dense;
+    constexpr int items_per_block = RegisterPolicy::block_size / subwarp_size;
+    __shared__ StagingTile<subwarp_size, V> tiles[items_per_block];
+    __shared__ PivotRowBuffer<subwarp_size, V> pivot_rows[items_per_block];
+    const auto block = warp::global_subwarp_id<subwarp_size>();
+    // a sub-warp past the last block still takes part in the thread block's barriers (n = 0)
+    const bool exists = block < num_blocks;
+    const auto first = exists ? static_cast<index64>(block_pointers[block]) : index64{};
+    const int n = exists ? static_cast<int>(block_pointers[block + 1] - block_pointers[block]) : 0;
+    const auto offset = exists ? item_offsets[block] : std::int64_t{};
+    const int slot = warp::subwarp_id_in_block<subwarp_size>();
+    auto& tile = tiles[slot];
+    GaussJordanRow<subwarp_size, V> row;
+    V row_sum;
+    if (shared_extraction) {
+        row_sum = load_rows_with<subwarp_size>(
+            SharedCsrBlockLoader<subwarp_size, V, I>{row_ptrs, col_idxs, values, first}, n, tile, row);
+    } else {
+        row_sum = load_rows_with<subwarp_size>(
+            CachedCsrBlockLoader<subwarp_size, V, I>{row_ptrs, col_idxs, values, first}, n, tile, row);
+    }
+    const V norm = warp::all_reduce_max<subwarp_size>(row_sum);
+    const int block_info = eliminate<subwarp_size>(n, tiny_pivot_bound(n, norm), row, pivot_rows[slot]);
+    store_inverse<subwarp_size>(inverses + offset, n, block_info == 0, tile, row);
+    if (n == 0) {
+        return;
+    }
+    const V condition = norm * inverse_norm<subwarp_size>(n, row);
+    if (warp::rank<subwarp_size>() == 0) {
+        info[block] = block_info;
+        cond[block] = block_info == 0 ? condition : std::numeric_limits<V>::infinity();
+    }
+}
 
 /// The value at `index` of a block stored in `precision` from `stored`, widened to V.
 template <typename V>
@@ -317,6 +452,35 @@ void extract_diagonal_blocks(const DefaultExecutor& exec, const matrix::Csr<V, I
                                         blocks.get_layout().get_const_offsets(),
                                         blocks.get_values()};
     launch_for_each(exec, static_cast<index64>(a.get_size().rows), functor, "block_jacobi::extract_diagonal_blocks");
+}
+
+template <typename V, typename I>
+void generate_inverse_blocks(const DefaultExecutor& exec, const matrix::Csr<V, I>& a, const array<I>& block_pointers,
+                             size_type largest_block, bool shared_extraction, batch::Dense<V>& inverses,
+                             array<V>& cond, array<std::int32_t>& info)
+{
+    const auto num_blocks = static_cast<index64>(inverses.get_num_items());
+    if (num_blocks == 0) {
+        return;
+    }
+    // one launch, the sub-warp fitting the largest block (core limits GPU blocks to 32 rows)
+    batch_dense::dispatch_item_subwarp_size(static_cast<std::int64_t>(largest_block), [&](auto subwarp_constant) {
+        constexpr int subwarp_size = decltype(subwarp_constant)::value;
+        const auto grid = batch_dense::RegisterPolicy::num_blocks(num_blocks, subwarp_size);
+        constexpr int threads = batch_dense::RegisterPolicy::block_size;
+        if (shared_extraction) {
+            generate_inverse_blocks_kernel<subwarp_size, true><<<grid, threads>>>(
+                num_blocks, a.get_const_row_ptrs(), a.get_const_col_idxs(), a.get_const_values(),
+                block_pointers.get_const_data(), inverses.get_layout().get_const_offsets(), inverses.get_values(),
+                cond.get_data(), info.get_data());
+        } else {
+            generate_inverse_blocks_kernel<subwarp_size, false><<<grid, threads>>>(
+                num_blocks, a.get_const_row_ptrs(), a.get_const_col_idxs(), a.get_const_values(),
+                block_pointers.get_const_data(), inverses.get_layout().get_const_offsets(), inverses.get_values(),
+                cond.get_data(), info.get_data());
+        }
+        check(LARCH_RT(GetLastError)(), "block_jacobi::generate_inverse_blocks", __FILE__, __LINE__);
+    });
 }
 
 template <typename V, typename I>

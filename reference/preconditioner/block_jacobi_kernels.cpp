@@ -68,6 +68,22 @@ void extract_diagonal_blocks(const DefaultExecutor&, const matrix::Csr<V, I>& a,
 }
 
 template <typename V, typename I>
+void generate_inverse_blocks(const DefaultExecutor&, const matrix::Csr<V, I>& a, const array<I>& block_pointers,
+                             size_type, bool, batch::Dense<V>& inverses, array<V>& cond, array<std::int32_t>& info)
+{
+    const auto pointers = block_pointers.get_const_data();
+    const auto num_blocks = static_cast<std::int64_t>(inverses.get_num_items());
+    std::vector<V> block;
+    std::vector<V> work;
+    for (std::int64_t b = 0; b < num_blocks; ++b) {
+        info.get_data()[b] = block_jacobi_item::invert_block(
+            a.get_const_row_ptrs(), a.get_const_col_idxs(), a.get_const_values(), pointers[b],
+            pointers[b + 1] - pointers[b], inverses.get_values() + inverses.get_layout().get_offset(b),
+            cond.get_data()[b], block, work);
+    }
+}
+
+template <typename V, typename I>
 void store_blocks(const DefaultExecutor&, const batch::Dense<V>& blocks, const array<V>& inverse_diagonal,
                   const array<I>& block_pointers, const array<std::uint8_t>& kinds,
                   const array<std::uint8_t>& precisions, const array<std::int64_t>& byte_offsets,

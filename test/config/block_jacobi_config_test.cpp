@@ -31,7 +31,8 @@ TEST(BlockJacobiConfig, SolvesWithEveryFieldOfTheBlockJacobiDescription)
                                     {"algorithm", algorithm},
                                     {"storage_precision", "adaptive"},
                                     {"accuracy", 0.1},
-                                    {"on_singular_block", "fallback"}}),
+                                    {"on_singular_block", "fallback"},
+                                    {"extraction", algorithm == "gauss_jordan" ? "cached" : "shared"}}),
                           exec)
                           ->generate(a);
         auto b = larch::matrix::Dense<double>::create(exec, larch::dim2{256, 1});
@@ -61,6 +62,8 @@ TEST(BlockJacobiConfig, NamesTheBadField)
     EXPECT_NE(message_of({{"type", "block_jacobi"}, {"accuracy", 2.0}}).find("/preconditioner/accuracy"),
               std::string::npos);
     EXPECT_NE(message_of({{"type", "block_jacobi"}, {"on_singular_block", "ignore"}}).find("/preconditioner/on_singular_block"),
+              std::string::npos);
+    EXPECT_NE(message_of({{"type", "block_jacobi"}, {"extraction", "global"}}).find("/preconditioner/extraction"),
               std::string::npos);
     EXPECT_NE(message_of({{"type", "block_jacobi"}, {"max_block_size", 0}}).find("/preconditioner/max_block_size"),
               std::string::npos);

@@ -31,6 +31,14 @@ enum class BlockJacobiStorage {
     adaptive  ///< per block the cheapest of double / float / half that keeps u * cond_inf < accuracy
 };
 
+/// How the GPU generation kernel reads each diagonal block from the CSR matrix (host executors ignore it;
+/// both give the same blocks). The kernel extracts, inverts (Gauss-Jordan, with the condition number) and
+/// writes every block in one pass, the block staged in the sub-warp's shared-memory tile.
+enum class BlockJacobiExtraction {
+    cached,  ///< each thread walks its own row of the block in the CSR arrays (reads served by the caches)
+    shared   ///< the sub-warp reads each row of the block coalesced (one entry per lane) into shared memory
+};
+
 /// What generation does with a singular or numerically singular diagonal block.
 enum class SingularBlockPolicy {
     fallback,  ///< the block's rows use scalar Jacobi (1 / a_ii, 1 for a zero diagonal); reported
@@ -94,6 +102,9 @@ public:
         /// The accuracy of adaptive storage: u * cond_inf(block) must stay below it; in (0, 1].
         double accuracy = 1e-1;
         SingularBlockPolicy on_singular_block = SingularBlockPolicy::fallback;
+        /// The GPU extraction of the Gauss-Jordan generation kernel. `shared` is the provisional default
+        /// (coalesced reads of the rows; not yet measured against `cached` on the H100).
+        BlockJacobiExtraction extraction = BlockJacobiExtraction::shared;
 
         parameters_type& with_max_block_size(size_type value)
         {
@@ -123,6 +134,11 @@ public:
         parameters_type& with_on_singular_block(SingularBlockPolicy value)
         {
             on_singular_block = value;
+            return *this;
+        }
+        parameters_type& with_extraction(BlockJacobiExtraction value)
+        {
+            extraction = value;
             return *this;
         }
     };
