@@ -38,18 +38,36 @@ CsrSpmvKernel csr_spmv_kernel_from_string(const std::string& name)
 
 namespace {
 
-/// The kernel automatic runs an item with: rows much longer than the item's average leave the per-row
-/// kernels waiting on the longest row, so such items go to the kernel that splits nonzeros evenly;
-/// otherwise the sub-warp of smart matches the row length (scalar-like for rows of about one nonzero,
-/// vector-like for 32 and more). The factor 4 is a first guess from the figures of Anzt et al. 2017 (flexible
-/// batched SpMV), to be tuned
-/// on the GPU.
+/// The kernel automatic runs an item with, from the H100 run of cd7e965 (batch_spmv_h100.json, medians):
+/// - mean row length < 16: scalar. One thread per row needs no reduction and no shuffles; it was the
+///   fastest CSR kernel on every batch with short rows, balanced or not (sherman1 x10000, 3.75/row,
+///   double: scalar 0.221 ms, smart 0.325, balanced 0.436; density 8/row unbalanced: scalar 0.097,
+///   balanced 0.124, smart 0.161; float alike).
+/// - mean >= 16 and the longest row > 4x the mean: balanced (the per-row kernels wait on the long row).
+/// - mean >= 16, rows even: smart (a sub-warp of 16 or 32 lanes per row) in double, balanced in float
+///   (density 32/row balanced, double: vector 0.218, balanced 0.293; float: balanced 0.177, vector 0.269).
+template <typename T>
 CsrSpmvKernel automatic_item_kernel(size_type rows, size_type nonzeros, size_type max_row_nonzeros)
 {
     const double mean = static_cast<double>(nonzeros) / static_cast<double>(rows);
-    return mean >= 2.0 && static_cast<double>(max_row_nonzeros) > 4.0 * mean
+    if (mean < 16.0) {
+        return CsrSpmvKernel::scalar;
+    }
+    return sizeof(T) < sizeof(double) || static_cast<double>(max_row_nonzeros) > 4.0 * mean
                ? CsrSpmvKernel::balanced
                : CsrSpmvKernel::smart;
+}
+
+/// The sub-warp size the smart kernel gives an item (the power of two >= its rounded-up mean row length,
+/// at most 32), as the device computes it.
+int smart_subwarp_size(size_type rows, size_type nonzeros)
+{
+    const auto mean = (nonzeros + rows - 1) / rows;
+    int size = 1;
+    while (size < 32 && static_cast<size_type>(size) < mean) {
+        size *= 2;
+    }
+    return size;
 }
 
 }  // namespace
@@ -82,6 +100,8 @@ std::unique_ptr<Csr<T, I>> Csr<T, I>::create(std::shared_ptr<const Executor> exe
     values.reserve(layout.get_total_stored());
     size_type max_row_nnz = 0;
     size_type num_balanced_items = 0;
+    auto automatic_kernel = CsrSpmvKernel::automatic;
+    int automatic_subwarp_size = 0;
     for (size_type item = 0; item < items.size(); ++item) {
         const auto& data = *prepared.items[item];
         const auto rows = data.size.rows;
@@ -98,7 +118,17 @@ std::unique_ptr<Csr<T, I>> Csr<T, I>::create(std::shared_ptr<const Executor> exe
         }
         max_row_nnz = std::max(max_row_nnz, item_max_row_nnz);
         const auto item_kernel =
-            automatic_item_kernel(rows, data.entries.size(), item_max_row_nnz);
+            automatic_item_kernel<T>(rows, data.entries.size(), item_max_row_nnz);
+        const int item_subwarp = item_kernel == CsrSpmvKernel::smart
+                                     ? smart_subwarp_size(rows, data.entries.size())
+                                     : 0;
+        if (item == 0) {
+            automatic_kernel = item_kernel;
+            automatic_subwarp_size = item_subwarp;
+        } else if (item_kernel != automatic_kernel || item_subwarp != automatic_subwarp_size) {
+            automatic_kernel = CsrSpmvKernel::automatic;
+            automatic_subwarp_size = 0;
+        }
         num_balanced_items += item_kernel == CsrSpmvKernel::balanced;
         item_kernels.push_back(static_cast<std::int32_t>(item_kernel));
         // Segment s starts in the row that holds nonzero s * nnz / S (the first row whose end lies
@@ -124,6 +154,8 @@ std::unique_ptr<Csr<T, I>> Csr<T, I>::create(std::shared_ptr<const Executor> exe
         array<std::int32_t>{exec, item_kernels.begin(), item_kernels.end()}}};
     result->max_row_nnz_ = max_row_nnz;
     result->num_balanced_items_ = num_balanced_items;
+    result->automatic_kernel_ = automatic_kernel;
+    result->automatic_subwarp_size_ = automatic_subwarp_size;
     return result;
 }
 
@@ -136,6 +168,8 @@ std::unique_ptr<Csr<T, I>> Csr<T, I>::clone_to(std::shared_ptr<const Executor> e
         array<std::int32_t>{exec, item_kernels_}}};
     result->max_row_nnz_ = max_row_nnz_;
     result->num_balanced_items_ = num_balanced_items_;
+    result->automatic_kernel_ = automatic_kernel_;
+    result->automatic_subwarp_size_ = automatic_subwarp_size_;
     result->kernel_ = kernel_;
     return result;
 }

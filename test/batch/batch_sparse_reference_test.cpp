@@ -281,9 +281,9 @@ TEST(BatchCsrReference, PrecomputesEqualNonzeroSegmentsForTheBalancedKernel)
     }
     data.entries.push_back({2, 0, 1.0});
     data.entries.push_back({3, 0, 1.0});
-    // A second item, 8 x 32, whose row 0 holds 30 of its 37 nonzeros.
-    matrix_data<double> skewed{dim2{8, 32}};
-    for (std::int32_t col = 0; col < 30; ++col) {
+    // A second item, 8 x 160, whose row 0 holds 150 of its 157 nonzeros.
+    matrix_data<double> skewed{dim2{8, 160}};
+    for (std::int32_t col = 0; col < 150; ++col) {
         skewed.entries.push_back({0, col, 1.0});
     }
     for (std::int32_t row = 1; row < 8; ++row) {
@@ -298,13 +298,14 @@ TEST(BatchCsrReference, PrecomputesEqualNonzeroSegmentsForTheBalancedKernel)
                                             a->get_const_item_kernels() + 2);
 
     EXPECT_EQ(starts, (std::vector<std::int32_t>{0, 1, 1, 1, 1, 1, 1, 2, 4}));
-    EXPECT_EQ(a->get_max_row_nnz(), 30u);
-    // Automatic: item 0 has mean 4 and longest row 13 <= 4 x 4, so smart; item 1 has mean 37 / 8 and
-    // longest row 30 > 4 x 37 / 8, so balanced.
+    EXPECT_EQ(a->get_max_row_nnz(), 150u);
+    // Automatic: item 0 has mean 4 < 16, so scalar; item 1 has mean 157 / 8 >= 16 and longest row
+    // 150 > 4 x 157 / 8, so balanced; the items differ, so the batch runs the per-item kernel.
     EXPECT_EQ(kernels, (std::vector<std::int32_t>{
-                           static_cast<std::int32_t>(larch::batch::CsrSpmvKernel::smart),
+                           static_cast<std::int32_t>(larch::batch::CsrSpmvKernel::scalar),
                            static_cast<std::int32_t>(larch::batch::CsrSpmvKernel::balanced)}));
     EXPECT_EQ(a->get_num_balanced_items(), 1u);
+    EXPECT_EQ(a->get_automatic_kernel(), larch::batch::CsrSpmvKernel::automatic);
 }
 
 TEST(BatchCsrReference, NamesEveryKernelAndRejectsUnknownNames)

@@ -22,9 +22,13 @@ namespace batch {
  * item whatever is chosen). Every kernel runs one thread block per item (Anzt et al. 2017, flexible batched SpMV):
  */
 enum class CsrSpmvKernel {
-    automatic,  ///< per item: balanced for an item whose longest row exceeds 4x its mean row
-                ///< length (at least 2), smart otherwise (choice made at creation, see
-                ///< get_const_item_kernels)
+    automatic,  ///< per item at creation (get_const_item_kernels), measured on the H100: scalar for a
+                ///< mean row length < 16 (fastest CSR kernel on every short-row batch, e.g. sherman1:
+                ///< scalar 0.221 ms, smart 0.325, balanced 0.436); for mean >= 16 balanced when the
+                ///< longest row exceeds 4x the mean or in float, smart otherwise (density 32/row,
+                ///< double: vector 0.218, balanced 0.293; float: balanced 0.177, vector 0.269). When
+                ///< every item chose the same kernel (and sub-warp size) the batch runs that fixed
+                ///< kernel, so a uniform batch pays nothing for the choice (get_automatic_kernel)
     scalar,     ///< one thread per row
     vector,     ///< one 32-lane warp per row, warp reduction
     smart,      ///< one sub-warp per row, its size the power of two nearest the item's nnz / rows
@@ -52,7 +56,8 @@ class Csr : public BatchLinOp<T> {
 public:
     using value_type = T;
     using index_type = I;
-    /// Nonzero segments per item of the balanced kernel: one per 32-lane group of its 256-thread block.
+    /// Nonzero segments per item of the balanced kernel: one per 32-lane group of a 256-thread block;
+    /// smaller blocks (small items) let each group take several segments.
     static constexpr int balanced_segments = 8;
 
     /// A batch of the given items (duplicates summed, explicit zeros kept). Throws BadInput naming the
@@ -120,11 +125,17 @@ public:
         return balanced_row_starts_.get_const_data();
     }
     /// Executor memory, one entry per item: the kernel automatic runs it with, as
-    /// static_cast<int>(CsrSpmvKernel::smart) or static_cast<int>(CsrSpmvKernel::balanced).
+    /// static_cast<int>(CsrSpmvKernel::scalar), ::smart or ::balanced.
     const std::int32_t* get_const_item_kernels() const noexcept
     {
         return item_kernels_.get_const_data();
     }
+    /// The fixed kernel automatic runs the whole batch with when every item chose it (scalar, smart or
+    /// balanced; smart with one sub-warp size for all, get_automatic_subwarp_size), automatic when the
+    /// items differ (the per-item kernel then branches on get_const_item_kernels).
+    CsrSpmvKernel get_automatic_kernel() const noexcept { return automatic_kernel_; }
+    /// With get_automatic_kernel() == smart: the sub-warp size every item runs with (2..32); else 0.
+    int get_automatic_subwarp_size() const noexcept { return automatic_subwarp_size_; }
     /// How many items automatic runs with the balanced kernel (host data).
     size_type get_num_balanced_items() const noexcept { return num_balanced_items_; }
     /// Nonzeros per row over the whole batch (total nnz / total rows; host data).
@@ -152,6 +163,8 @@ private:
     array<I> balanced_row_starts_;
     array<std::int32_t> item_kernels_;
     size_type num_balanced_items_ = 0;
+    CsrSpmvKernel automatic_kernel_ = CsrSpmvKernel::automatic;
+    int automatic_subwarp_size_ = 0;
     double mean_row_nnz_ = 0.0;
     size_type max_row_nnz_ = 0;
     CsrSpmvKernel kernel_ = CsrSpmvKernel::automatic;
