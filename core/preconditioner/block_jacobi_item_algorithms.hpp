@@ -82,6 +82,25 @@ void store_values(const V* values, size_type count, std::uint8_t precision, std:
     }
 }
 
+/// Stores `count` values of V at `destination` in the precision `precision`; with `transpose` the values are an
+/// n x n row-major block (count = n * n) stored column-major.
+template <typename V>
+void store_values(const V* values, size_type count, std::uint8_t precision, std::uint8_t* destination,
+                  bool transpose, size_type n, std::vector<V>& work)
+{
+    if (!transpose) {
+        store_values(values, count, precision, destination);
+        return;
+    }
+    work.resize(count);
+    for (size_type r = 0; r < n; ++r) {
+        for (size_type c = 0; c < n; ++c) {
+            work[c * n + r] = values[r * n + c];
+        }
+    }
+    store_values(work.data(), count, precision, destination);
+}
+
 /// Reads `count` values stored in `precision` at `source` into V.
 template <typename V>
 void load_values(const std::uint8_t* source, size_type count, std::uint8_t precision, V* values)
@@ -124,6 +143,12 @@ void apply_block(std::uint8_t kind, std::uint8_t precision, size_type n, const s
         }
     }
     if (kind == block_jacobi_storage::inverse) {
+        // the inverse is stored column-major: transpose it back in place
+        for (size_type r = 0; r < n; ++r) {
+            for (size_type c = r + 1; c < n; ++c) {
+                std::swap(block[r * n + c], block[c * n + r]);
+            }
+        }
         batch::item::apply(n, n, block, num_cols, segment, result);
     } else if (kind == block_jacobi_storage::diagonal) {
         for (size_type r = 0; r < n; ++r) {

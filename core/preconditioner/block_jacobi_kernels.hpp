@@ -17,7 +17,8 @@ namespace block_jacobi_storage {
 
 /// How a stored block is applied (kinds array of the kernels below).
 enum : std::uint8_t {
-    inverse = 0,                 ///< n x n explicit inverse, row-major: x_b = B b_b
+    inverse = 0,                 ///< n x n explicit inverse, column-major (B^T row-major, so the lanes of a
+                                 ///< GPU sub-warp read consecutive addresses): x_b = B b_b
     gauss_huard = 1,             ///< n x n Gauss-Huard factors (BGH) + n pivots: solve
     gauss_huard_transposed = 2,  ///< the same with U stored transposed (BGHT)
     diagonal = 3                 ///< n values of the scalar Jacobi D^{-1} (fallback of a singular block)

@@ -328,13 +328,16 @@ struct StoreBlocks {
         const auto position = diagonal ? row - first : (row - first) * n;
         const V* source = diagonal ? inverse_diagonal + row : blocks + item_offsets[block] + position;
         std::uint8_t* destination = storage + byte_offsets[block];
+        // an inverse is stored column-major: row r of the block goes to positions c * n + r
+        const bool transpose = kinds[block] == block_jacobi_storage::inverse;
         for (index64 c = 0; c < count; ++c) {
+            const auto target = transpose ? c * n + (row - first) : position + c;
             if (precisions[block] == block_jacobi_storage::double_precision) {
-                reinterpret_cast<double*>(destination)[position + c] = static_cast<double>(source[c]);
+                reinterpret_cast<double*>(destination)[target] = static_cast<double>(source[c]);
             } else if (precisions[block] == block_jacobi_storage::single_precision) {
-                reinterpret_cast<float*>(destination)[position + c] = static_cast<float>(source[c]);
+                reinterpret_cast<float*>(destination)[target] = static_cast<float>(source[c]);
             } else {
-                reinterpret_cast<half*>(destination)[position + c] = to_half(static_cast<float>(source[c]));
+                reinterpret_cast<half*>(destination)[target] = to_half(static_cast<float>(source[c]));
             }
         }
     }
@@ -384,7 +387,8 @@ __global__ void __launch_bounds__(default_block_size)
             for (int j = 0; j < n; ++j) {
                 const V b_j = warp::broadcast<subwarp_size>(segment_entry, j);
                 if (real_row) {
-                    result = fma(load_stored<V>(stored, precision, static_cast<index64>(lane) * n + j), b_j, result);
+                    // column-major inverse: lanes read consecutive addresses (coalesced)
+                    result = fma(load_stored<V>(stored, precision, static_cast<index64>(j) * n + lane), b_j, result);
                 }
             }
         } else if (kind == block_jacobi_storage::diagonal) {

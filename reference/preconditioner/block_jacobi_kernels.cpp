@@ -91,13 +91,15 @@ void store_blocks(const DefaultExecutor&, const batch::Dense<V>& blocks, const a
 {
     const auto pointers = block_pointers.get_const_data();
     const auto num_blocks = static_cast<std::int64_t>(kinds.get_size());
+    std::vector<V> work;
     for (std::int64_t block = 0; block < num_blocks; ++block) {
         const auto n = static_cast<size_type>(pointers[block + 1] - pointers[block]);
         const bool diagonal = kinds.get_const_data()[block] == block_jacobi_storage::diagonal;
         const V* values = diagonal ? inverse_diagonal.get_const_data() + pointers[block]
                                    : blocks.get_const_values() + blocks.get_layout().get_offset(block);
         block_jacobi_item::store_values(values, diagonal ? n : n * n, precisions.get_const_data()[block],
-                                        storage.get_data() + byte_offsets.get_const_data()[block]);
+                                        storage.get_data() + byte_offsets.get_const_data()[block],
+                                        kinds.get_const_data()[block] == block_jacobi_storage::inverse, n, work);
     }
 }
 
