@@ -1,6 +1,7 @@
 // CUDA/HIP kernels of the batched sparse matrices (core/batch/batch_sparse_kernels.hpp, Anzt et al. 2017,
-// flexible batched SpMV): one
-// thread block per item. The item's b_i is staged in shared memory when the largest b_i of the batch fits
+// flexible batched SpMV): one thread block per item, its size chosen per batch (SparsePolicy::block_size)
+// from the largest item's work, so that a 48-row item does not hold a 256-thread block of which 208
+// threads idle. The item's b_i is staged in shared memory when the largest b_i of the batch fits
 // (max cols * num_rhs values within the block's shared memory); otherwise every kernel reads b_i from
 // global memory, where the item's few KB stay in L1/L2 anyway (the "global-memory path": same kernels,
 // only the pointer differs, so both paths are always in sync).
@@ -9,12 +10,15 @@
 // - CSR rows (scalar, vector, smart): one sub-warp of p lanes per row, lanes stride over the row, a
 //   sub-warp all-reduce sums it; scalar is p = 1, vector p = 32, smart picks p per item, the power of
 //   two >= the item's average nonzeros per row (capped at 32).
-// - CSR balanced and COO: each 32-lane group of the block owns an equal share of the item's nonzeros;
-//   per chunk of 32 nonzeros a segmented warp scan keyed by the row sums the products of each row run
+// - CSR balanced and COO: the item's nonzeros are cut into 8 equal segments, taken by the block's
+//   32-lane groups in turn (one each in a 256-thread block, several in a smaller one); per chunk of 32 nonzeros a segmented warp scan keyed by the row sums the products of each row run
 //   and the run's last lane adds it atomically to x (first scaled by beta). Balanced finds each
 //   nonzero's row by walking the row pointers from the group's precomputed start row; COO reads it.
 // - ELL: one thread per row, slots read column-major (coalesced across the rows of the block).
-// - CSR automatic: smart or balanced per item, as batch::Csr chose at creation (get_const_item_kernels).
+// - CSR automatic: when every item chose the same kernel at creation (batch::Csr::get_automatic_kernel)
+//   that fixed kernel runs; otherwise one kernel branches per item on get_const_item_kernels (scalar,
+//   smart or balanced; the branch is uniform over the block).
+#include <algorithm>
 #include <cstdint>
 
 #include "core/batch/batch_sparse_kernels.hpp"
@@ -29,14 +33,52 @@ namespace kernels {
 namespace LARCH_DEVICE_NAMESPACE {
 namespace batch_sparse {
 
-/// Launch policy of every batched sparse kernel: one block of 256 threads per item, i.e. 8 groups of
-/// 32 lanes (batch::Csr::balanced_segments nonzero segments, one per group).
+/// Launch policy of every batched sparse kernel: one block per item of block_size(...) threads, at most
+/// max_block_size, in 32-lane groups (the balanced kernel and COO cut every item into `segments` equal
+/// nonzero segments, batch::Csr::balanced_segments, which the groups take in turn).
 struct SparsePolicy {
-    static constexpr int block_size = 256;
+    static constexpr int max_block_size = 256;
     static constexpr int group_size = 32;
-    static constexpr int num_groups = block_size / group_size;
-    static_assert(num_groups == ::larch::batch::Csr<double>::balanced_segments,
-                  "the balanced kernel needs one precomputed segment per 32-lane group");
+    static constexpr int segments = max_block_size / group_size;
+    /// Resident 256-thread blocks per SM the kernels are compiled for: 8 fill the H100's 2048 threads,
+    /// i.e. at most 32 registers per thread (these memory-bound kernels need the occupancy for loads in
+    /// flight; scalar took 40 registers unbounded, which left a 256-thread block 6 per SM). The kernels
+    /// that branch among several sub-warp sizes (smart, automatic) and the 2..8-lane row kernels in
+    /// double spill 250-500 bytes under that bound (ptxas -v, sm_90), so they get 6 blocks (40
+    /// registers, no spills; a bound of 1 let ptxas unroll them to 108-116 registers). The per-item
+    /// automatic kernel keeps the plain bound: it gets 40 registers unspilled that way, but spills
+    /// 208 bytes in float when asked for 6 blocks.
+    static constexpr int min_blocks_per_sm = 8;
+    static constexpr int branching_min_blocks_per_sm = 6;
+    static constexpr int rows_min_blocks_per_sm(int subwarp_size)
+    {
+        return subwarp_size == 1 || subwarp_size >= 16 ? min_blocks_per_sm
+                                                       : branching_min_blocks_per_sm;
+    }
+    static_assert(segments == ::larch::batch::Csr<double>::balanced_segments,
+                  "a 256-thread block needs one precomputed segment per 32-lane group");
+
+    /**
+     * Threads per block for a batch whose largest item needs `work` threads (rows x lanes per row, or
+     * nonzeros / nonzeros per lane): rounded up to whole warps, at most max_block_size and at least two
+     * warps. Two warps because an SM holds at most 32 resident blocks (2048 threads on the H100): smaller
+     * blocks would cap the occupancy at half, larger ones for a small item leave threads idle (a
+     * 256-thread block per 48-row item reached only 13-20% of copy bandwidth on the H100).
+     */
+    static int block_size(const DefaultExecutor& exec, size_type work)
+    {
+        const auto warp = static_cast<size_type>(exec.get_warp_size());
+        const auto threads = (work + warp - 1) / warp * warp;
+        return static_cast<int>(std::min<size_type>(
+            std::max<size_type>(threads, 2 * warp), static_cast<size_type>(max_block_size)));
+    }
+
+    /// Threads per block of the balanced and COO kernels: a lane per 4 nonzeros of the largest item.
+    static int segmented_block_size(const DefaultExecutor& exec,
+                                    const ::larch::batch::SparseLayout& layout)
+    {
+        return block_size(exec, (layout.get_max_stored() + 3) / 4);
+    }
 
     /// Shared memory for b_i of every item, or 0 (global-memory path) when the largest does not fit.
     template <typename T>
@@ -205,7 +247,8 @@ __device__ void csr_smart_item(const CsrItem<T, I>& item, const T* item_b, const
 }
 
 template <int subwarp_size, typename T, typename I>
-__global__ void __launch_bounds__(SparsePolicy::block_size)
+__global__ void __launch_bounds__(SparsePolicy::max_block_size,
+                                  SparsePolicy::rows_min_blocks_per_sm(subwarp_size))
     csr_rows_kernel(CsrView<T, I> a, Operands<T> op)
 {
     // One block per item, one sub-warp of `subwarp_size` lanes per row (0: smart, chosen per item).
@@ -233,38 +276,45 @@ __device__ void scale_item_x(int rows, const Operands<T>& op, T* item_x)
 }
 
 /**
- * This 32-lane group's share of an item's nonzeros, [g * nnz / G, (g + 1) * nnz / G), in chunks of 32:
- * lane l takes nonzero chunk + l, its row from `row_of` (called with increasing nonzeros), a segmented
- * scan keyed by the row sums each run of equal rows, and the run's last lane adds alpha * sum to x.
- * Lanes past the end carry key -1 and product 0, so they form their own run that writes nothing.
+ * The item's nonzeros in SparsePolicy::segments equal segments [s * nnz / S, (s + 1) * nnz / S), taken by
+ * the block's 32-lane groups in turn, each in chunks of 32: lane l takes nonzero chunk + l, its row from
+ * the functor `row_of_segment(s)` returns (called with increasing nonzeros), a segmented scan keyed by
+ * the row sums each run of equal rows, and the run's last lane adds alpha * sum to x. Lanes past the
+ * end carry key -1 and product 0, so they form their own run that writes nothing.
  */
-template <typename T, typename I, typename RowOf>
-__device__ void accumulate_row_runs(int nnz, const T* values, const I* col_idxs, RowOf&& row_of,
-                                    const T* item_b, const Operands<T>& op, T* item_x)
+template <typename T, typename I, typename RowOfSegment>
+__device__ void accumulate_row_runs(int nnz, const T* values, const I* col_idxs,
+                                    RowOfSegment&& row_of_segment, const T* item_b,
+                                    const Operands<T>& op, T* item_x)
 {
     constexpr int group = SparsePolicy::group_size;
+    constexpr int segments = SparsePolicy::segments;
     const int lane = warp::rank<group>();
-    const int group_id = warp::subwarp_id_in_block<group>();
-    const int begin = static_cast<int>(std::int64_t{group_id} * nnz / SparsePolicy::num_groups);
-    const int end = static_cast<int>(std::int64_t{group_id + 1} * nnz / SparsePolicy::num_groups);
-    for (int chunk = begin; chunk < end; chunk += group) {
-        const int nz = chunk + lane;
-        const bool active = nz < end;
-        const int row = active ? static_cast<int>(row_of(nz)) : -1;
-        const int next_row = warp::shuffle_down<group>(row, 1);
-        const bool last_of_run = lane == group - 1 || next_row != row;
-        for (int rhs = 0; rhs < op.num_rhs; ++rhs) {
-            const T product = active ? values[nz] * item_b[col_idxs[nz] * op.num_rhs + rhs] : T{};
-            const T run_sum = warp::segmented_inclusive_scan<group>(product, row, warp::Sum{});
-            if (active && last_of_run) {
-                atomic_add(item_x + std::int64_t{row} * op.num_rhs + rhs, op.alpha * run_sum);
+    const int num_groups = blockDim.x / group;
+    for (int segment = warp::subwarp_id_in_block<group>(); segment < segments;
+         segment += num_groups) {
+        const int begin = static_cast<int>(std::int64_t{segment} * nnz / segments);
+        const int end = static_cast<int>(std::int64_t{segment + 1} * nnz / segments);
+        auto row_of = row_of_segment(segment);
+        for (int chunk = begin; chunk < end; chunk += group) {
+            const int nz = chunk + lane;
+            const bool active = nz < end;
+            const int row = active ? static_cast<int>(row_of(nz)) : -1;
+            const int next_row = warp::shuffle_down<group>(row, 1);
+            const bool last_of_run = lane == group - 1 || next_row != row;
+            for (int rhs = 0; rhs < op.num_rhs; ++rhs) {
+                const T product = active ? values[nz] * item_b[col_idxs[nz] * op.num_rhs + rhs] : T{};
+                const T run_sum = warp::segmented_inclusive_scan<group>(product, row, warp::Sum{});
+                if (active && last_of_run) {
+                    atomic_add(item_x + std::int64_t{row} * op.num_rhs + rhs, op.alpha * run_sum);
+                }
             }
         }
     }
 }
 
-/// The row of nonzero `nz` of a CSR item by walking its row pointers forward from the group's start
-/// row (the calls come with increasing nonzeros, so the walk is amortized over the group's rows).
+/// The row of nonzero `nz` of a CSR item by walking its row pointers forward from the segment's start
+/// row (the calls come with increasing nonzeros, so the walk is amortized over the segment's rows).
 template <typename I>
 struct CsrRowWalker {
     const I* row_ptrs;
@@ -285,46 +335,53 @@ __device__ void csr_balanced_item(const CsrView<T, I>& a, std::int64_t index,
 {
     scale_item_x(item.at.rows, op, item_x);
     const T* item_b = load_item_b(op, index, item.at.cols);
-    const int group_id = warp::subwarp_id_in_block<SparsePolicy::group_size>();
-    CsrRowWalker<I> walker{
-        item.row_ptrs,
-        static_cast<int>(a.balanced_row_starts[index * (SparsePolicy::num_groups + 1) + group_id])};
-    accumulate_row_runs(static_cast<int>(item.row_ptrs[item.at.rows]), item.values, item.col_idxs,
-                        walker, item_b, op, item_x);
+    const I* segment_rows = a.balanced_row_starts + index * (SparsePolicy::segments + 1);
+    const I* row_ptrs = item.row_ptrs;
+    accumulate_row_runs(
+        static_cast<int>(item.row_ptrs[item.at.rows]), item.values, item.col_idxs,
+        [row_ptrs, segment_rows](int segment) {
+            return CsrRowWalker<I>{row_ptrs, static_cast<int>(segment_rows[segment])};
+        },
+        item_b, op, item_x);
 }
 
 template <typename T, typename I>
-__global__ void __launch_bounds__(SparsePolicy::block_size)
+__global__ void __launch_bounds__(SparsePolicy::max_block_size, SparsePolicy::min_blocks_per_sm)
     csr_balanced_kernel(CsrView<T, I> a, Operands<T> op)
 {
-    // One block per item, one equal share of its nonzeros per 32-lane group (segmented scan).
+    // One block per item, its equal nonzero segments taken by the 32-lane groups in turn (segmented scan).
     const std::int64_t index = blockIdx.x;
     csr_balanced_item(a, index, csr_item(a, index), op, op.item_x(index));
 }
 
 template <typename T, typename I>
-__global__ void __launch_bounds__(SparsePolicy::block_size)
+__global__ void __launch_bounds__(SparsePolicy::max_block_size)
     csr_automatic_kernel(CsrView<T, I> a, Operands<T> op)
 {
-    // One block per item, running it as smart or balanced as chosen at creation (the branch is uniform
-    // over the block, so it costs no divergence).
+    // One block per item, running it as scalar, smart or balanced as chosen at creation (the branch is
+    // uniform over the block, so it costs no divergence).
+    using ::larch::batch::CsrSpmvKernel;
     const std::int64_t index = blockIdx.x;
     const auto item = csr_item(a, index);
     T* item_x = op.item_x(index);
-    if (a.item_kernels[index] == static_cast<std::int32_t>(::larch::batch::CsrSpmvKernel::balanced)) {
+    const auto item_kernel = a.item_kernels[index];
+    if (item_kernel == static_cast<std::int32_t>(CsrSpmvKernel::balanced)) {
         csr_balanced_item(a, index, item, op, item_x);
+    } else if (item_kernel == static_cast<std::int32_t>(CsrSpmvKernel::scalar)) {
+        csr_subwarp_rows<1>(item.at.rows, item.values, item.col_idxs, item.row_ptrs,
+                            load_item_b(op, index, item.at.cols), op, item_x);
     } else {
         csr_smart_item(item, load_item_b(op, index, item.at.cols), op, item_x);
     }
 }
 
 template <typename T, typename I>
-__global__ void __launch_bounds__(SparsePolicy::block_size)
+__global__ void __launch_bounds__(SparsePolicy::max_block_size, SparsePolicy::min_blocks_per_sm)
     coo_kernel(const std::int32_t* rows, const std::int32_t* cols,
                const std::int64_t* stored_offsets, bool shared_pattern, const T* values,
                const I* row_idxs, const I* col_idxs, Operands<T> op)
 {
-    // One block per item, one equal share of its nonzeros per 32-lane group (segmented scan).
+    // One block per item, its equal nonzero segments taken by the 32-lane groups in turn (segmented scan).
     const std::int64_t item = blockIdx.x;
     const auto at = item_offsets(rows, cols, stored_offsets, shared_pattern, item);
     T* item_x = op.item_x(item);
@@ -332,12 +389,13 @@ __global__ void __launch_bounds__(SparsePolicy::block_size)
     const T* item_b = load_item_b(op, item, at.cols);
     const I* item_rows = row_idxs + at.pattern;
     accumulate_row_runs(static_cast<int>(stored_offsets[item + 1] - at.values), values + at.values,
-                        col_idxs + at.pattern, [item_rows](int nz) { return item_rows[nz]; },
+                        col_idxs + at.pattern,
+                        [item_rows](int) { return [item_rows](int nz) { return item_rows[nz]; }; },
                         item_b, op, item_x);
 }
 
 template <typename T, typename I>
-__global__ void __launch_bounds__(SparsePolicy::block_size)
+__global__ void __launch_bounds__(SparsePolicy::max_block_size, SparsePolicy::min_blocks_per_sm)
     ell_kernel(const std::int32_t* rows, const std::int32_t* cols,
                const std::int64_t* stored_offsets, bool shared_pattern, const T* values,
                const I* col_idxs, Operands<T> op)
@@ -366,32 +424,76 @@ __global__ void __launch_bounds__(SparsePolicy::block_size)
     }
 }
 
+/// The smart kernel's sub-warp for rows of `mean_row_nnz` nonzeros on average: the power of two >= it,
+/// at most 32 (the block size of smart batches is sized from the batch's mean).
+inline int smart_lanes(double mean_row_nnz)
+{
+    int lanes = 1;
+    while (lanes < 32 && lanes < mean_row_nnz) {
+        lanes *= 2;
+    }
+    return lanes;
+}
+
+/// The rows kernel with `subwarp_size` lanes per row (0: smart, per item), its block sized for
+/// `lanes_per_row` lanes on every row of the largest item.
+template <int subwarp_size, typename T, typename I>
+void launch_csr_rows(const DefaultExecutor& exec, const CsrView<T, I>& view, const Operands<T>& op,
+                     unsigned grid, size_type max_rows, int lanes_per_row, std::size_t staging)
+{
+    const int block = SparsePolicy::block_size(exec, max_rows * static_cast<size_type>(lanes_per_row));
+    csr_rows_kernel<subwarp_size, T, I><<<grid, block, staging>>>(view, op);
+}
+
 template <typename T, typename I>
 void csr_spmv(const DefaultExecutor& exec, const ::larch::batch::Csr<T, I>& a,
               ::larch::batch::CsrSpmvKernel kernel, T alpha, const ::larch::batch::Vector<T>& b,
               T beta, ::larch::batch::Vector<T>& x)
 {
     using ::larch::batch::CsrSpmvKernel;
-    const auto staging = SparsePolicy::staging_bytes<T>(exec, a.get_layout(), b.get_num_cols());
+    const auto& layout = a.get_layout();
+    const auto staging = SparsePolicy::staging_bytes<T>(exec, layout, b.get_num_cols());
     const auto op = operands_of(alpha, b, beta, x, staging);
     const auto view = view_of(a);
     const auto grid = static_cast<unsigned>(a.get_num_items());
+    const auto max_rows = layout.get_max_size().rows;
+    const int mean_lanes = smart_lanes(a.get_mean_row_nnz());
+    int subwarp_size = 0;
+    if (kernel == CsrSpmvKernel::automatic) {
+        // A batch whose items all chose one kernel runs it as the fixed kernel (no per-item branch).
+        kernel = a.get_automatic_kernel();
+        subwarp_size = a.get_automatic_subwarp_size();
+    }
     switch (kernel) {
     case CsrSpmvKernel::scalar:
-        csr_rows_kernel<1, T, I><<<grid, SparsePolicy::block_size, staging>>>(view, op);
+        launch_csr_rows<1>(exec, view, op, grid, max_rows, 1, staging);
         break;
     case CsrSpmvKernel::vector:
-        csr_rows_kernel<32, T, I><<<grid, SparsePolicy::block_size, staging>>>(view, op);
+        launch_csr_rows<32>(exec, view, op, grid, max_rows, 32, staging);
         break;
     case CsrSpmvKernel::smart:
-        csr_rows_kernel<0, T, I><<<grid, SparsePolicy::block_size, staging>>>(view, op);
+        switch (subwarp_size) {
+        case 1: launch_csr_rows<1>(exec, view, op, grid, max_rows, 1, staging); break;
+        case 2: launch_csr_rows<2>(exec, view, op, grid, max_rows, 2, staging); break;
+        case 4: launch_csr_rows<4>(exec, view, op, grid, max_rows, 4, staging); break;
+        case 8: launch_csr_rows<8>(exec, view, op, grid, max_rows, 8, staging); break;
+        case 16: launch_csr_rows<16>(exec, view, op, grid, max_rows, 16, staging); break;
+        case 32: launch_csr_rows<32>(exec, view, op, grid, max_rows, 32, staging); break;
+        default: launch_csr_rows<0>(exec, view, op, grid, max_rows, mean_lanes, staging); break;
+        }
         break;
     case CsrSpmvKernel::balanced:
-        csr_balanced_kernel<T, I><<<grid, SparsePolicy::block_size, staging>>>(view, op);
+        csr_balanced_kernel<T, I>
+            <<<grid, SparsePolicy::segmented_block_size(exec, layout), staging>>>(view, op);
         break;
-    case CsrSpmvKernel::automatic:
-        csr_automatic_kernel<T, I><<<grid, SparsePolicy::block_size, staging>>>(view, op);
+    case CsrSpmvKernel::automatic: {
+        // Items differ: the block must suit the largest item's rows and its nonzero segments.
+        const int block = std::max(
+            SparsePolicy::block_size(exec, max_rows * static_cast<size_type>(mean_lanes)),
+            SparsePolicy::segmented_block_size(exec, layout));
+        csr_automatic_kernel<T, I><<<grid, block, staging>>>(view, op);
         break;
+    }
     }
     LARCH_LAUNCH_CHECK("batch_sparse::csr_spmv");
 }
@@ -402,7 +504,8 @@ void coo_spmv(const DefaultExecutor& exec, const ::larch::batch::Coo<T, I>& a, T
 {
     const auto& layout = a.get_layout();
     const auto staging = SparsePolicy::staging_bytes<T>(exec, layout, b.get_num_cols());
-    coo_kernel<T, I><<<static_cast<unsigned>(a.get_num_items()), SparsePolicy::block_size, staging>>>(
+    coo_kernel<T, I><<<static_cast<unsigned>(a.get_num_items()),
+                       SparsePolicy::segmented_block_size(exec, layout), staging>>>(
         layout.get_const_rows(), layout.get_const_cols(), layout.get_const_stored_offsets(),
         layout.has_shared_pattern(), a.get_const_values(), a.get_const_row_idxs(),
         a.get_const_col_idxs(), operands_of(alpha, b, beta, x, staging));
@@ -415,7 +518,8 @@ void ell_spmv(const DefaultExecutor& exec, const ::larch::batch::Ell<T, I>& a, T
 {
     const auto& layout = a.get_layout();
     const auto staging = SparsePolicy::staging_bytes<T>(exec, layout, b.get_num_cols());
-    ell_kernel<T, I><<<static_cast<unsigned>(a.get_num_items()), SparsePolicy::block_size, staging>>>(
+    ell_kernel<T, I><<<static_cast<unsigned>(a.get_num_items()),
+                       SparsePolicy::block_size(exec, layout.get_max_size().rows), staging>>>(
         layout.get_const_rows(), layout.get_const_cols(), layout.get_const_stored_offsets(),
         layout.has_shared_pattern(), a.get_const_values(), a.get_const_col_idxs(),
         operands_of(alpha, b, beta, x, staging));
