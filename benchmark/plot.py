@@ -74,6 +74,8 @@ def draw_panel(axes, cases, figure, panel):
     for label, points in sorted(lines.items()):
         points.sort(key=lambda point: point[0])
         axes.plot([p[0] for p in points], [p[1] for p in points], marker="o", markersize=3, label=label)
+    if any(isinstance(point[0], str) for points in lines.values() for point in points):
+        axes.tick_params(axis="x", labelrotation=30)
     axes.set_title(panel.get("title", ""), fontsize=9)
     axes.set_xlabel(figure.get("xlabel", figure["x"]))
     axes.set_ylabel(panel.get("ylabel", ", ".join(y_paths)))

@@ -354,11 +354,11 @@ TEST_P(BlockJacobiBackendTest, MatchesTheReferenceOnRandomMatrices)
                                         Jacobi::build().with_max_block_size(bound).with_algorithm(algorithm),
                                         "bound " + std::to_string(bound));
             }
-            // the default extraction is shared; the cached loader of the fused GPU kernel gives the same blocks
+            // the default extraction is cached; the shared loader of the fused GPU kernel gives the same blocks
             check_against_reference(exec, data,
                                     Jacobi::build().with_max_block_size(bound).with_extraction(
-                                        larch::preconditioner::BlockJacobiExtraction::cached),
-                                    "bound " + std::to_string(bound) + ", cached extraction");
+                                        larch::preconditioner::BlockJacobiExtraction::shared),
+                                    "bound " + std::to_string(bound) + ", shared extraction");
         }
         // fixed blocks of 16 on a random (possibly singular-block) matrix, adaptive storage
         std::vector<std::int32_t> pointers;
