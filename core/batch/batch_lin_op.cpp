@@ -9,6 +9,13 @@ namespace batch {
 template <typename T>
 void BatchLinOp<T>::apply(const Vector<T>& b, Vector<T>& x) const
 {
+    validate_apply(b, x);
+    apply_impl(b, x);
+}
+
+template <typename T>
+void BatchLinOp<T>::validate_apply(const Vector<T>& b, const Vector<T>& x) const
+{
     const auto name = get_type_name() + "::apply";
     const auto num_items = get_num_items();
     if (b.get_num_items() != num_items || x.get_num_items() != num_items) {
@@ -25,7 +32,7 @@ void BatchLinOp<T>::apply(const Vector<T>& b, Vector<T>& x) const
     // Vectors own their values (no views), so sharing memory means being one object or one array.
     LARCH_ENSURE(&b != &x && (b.get_const_values() != x.get_const_values() || x.get_const_values() == nullptr),
                  BadInput,
-                 name + ": x is b (apply(b, b)); no batched operator computes in place, pass a separate x");
+                 name + ": x is b; no batched operator computes in place, pass a separate x");
     for (size_type item = 0; item < num_items; ++item) {
         const auto size = get_item_size(item);
         const auto b_rows = b.get_item_size(item).rows;
@@ -46,7 +53,6 @@ void BatchLinOp<T>::apply(const Vector<T>& b, Vector<T>& x) const
                                           "; copy it there first (clone_to)");
         }
     }
-    apply_impl(b, x);
 }
 
 template class BatchLinOp<float>;

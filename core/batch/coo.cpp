@@ -97,7 +97,7 @@ std::unique_ptr<matrix::Coo<T, I>> Coo<T, I>::create_item(size_type item) const
 template <typename T, typename I>
 void Coo<T, I>::apply(T alpha, const Vector<T>& b, T beta, Vector<T>& x) const
 {
-    detail::ensure_apply_operands(*this, b, x);
+    this->validate_apply(b, x);
     run_spmv(alpha, b, beta, x);
 }
 

@@ -232,7 +232,7 @@ std::unique_ptr<matrix::Csr<T, I>> Csr<T, I>::create_item(size_type item) const
 template <typename T, typename I>
 void Csr<T, I>::apply(T alpha, const Vector<T>& b, T beta, Vector<T>& x) const
 {
-    detail::ensure_apply_operands(*this, b, x);
+    this->validate_apply(b, x);
     run_spmv(alpha, b, beta, x);
 }
 

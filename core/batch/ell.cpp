@@ -119,7 +119,7 @@ std::unique_ptr<matrix::Ell<T, I>> Ell<T, I>::create_item(size_type item) const
 template <typename T, typename I>
 void Ell<T, I>::apply(T alpha, const Vector<T>& b, T beta, Vector<T>& x) const
 {
-    detail::ensure_apply_operands(*this, b, x);
+    this->validate_apply(b, x);
     run_spmv(alpha, b, beta, x);
 }
 

@@ -103,56 +103,6 @@ PreparedItems<V, I> prepare_items(const std::vector<matrix_data<V, I>>& items,
     return prepared;
 }
 
-/**
- * Throws as BatchLinOp::apply does for x_i = alpha A_i b_i + beta x_i: item counts, column counts,
- * per-item sizes (naming the item) and executors. Kept beside the sparse formats because BatchLinOp has
- * only the unscaled apply; both checks must stay the same.
- */
-template <typename T>
-void ensure_apply_operands(const BatchLinOp<T>& a, const Vector<T>& b, const Vector<T>& x)
-{
-    const auto name = a.get_type_name() + "::apply";
-    const auto num_items = a.get_num_items();
-    if (b.get_num_items() != num_items || x.get_num_items() != num_items) {
-        LARCH_THROW(DimensionMismatch, name + ": the operator has " + std::to_string(num_items) +
-                                           " items but b has " +
-                                           std::to_string(b.get_num_items()) + " and x has " +
-                                           std::to_string(x.get_num_items()));
-    }
-    if (x.get_num_cols() != b.get_num_cols()) {
-        LARCH_THROW(DimensionMismatch, name + ": b has " + std::to_string(b.get_num_cols()) +
-                                           " columns but x has " +
-                                           std::to_string(x.get_num_cols()));
-    }
-    // Vectors own their values (no views), so sharing memory means being one object or one array.
-    LARCH_ENSURE(&b != &x && (b.get_const_values() != x.get_const_values() ||
-                              x.get_const_values() == nullptr),
-                 BadInput,
-                 name + ": x is b (apply(alpha, b, beta, b)); no batched operator computes in place, "
-                        "pass a separate x");
-    for (size_type item = 0; item < num_items; ++item) {
-        const auto size = a.get_item_size(item);
-        const auto b_rows = b.get_item_size(item).rows;
-        const auto x_rows = x.get_item_size(item).rows;
-        if (b_rows != size.cols || x_rows != size.rows) {
-            LARCH_THROW(DimensionMismatch,
-                        name + ": item " + std::to_string(item) + " of the operator is " +
-                            to_string(size) + " but b has " + std::to_string(b_rows) +
-                            " rows and x has " + std::to_string(x_rows) + " (expected " +
-                            std::to_string(size.cols) + " and " + std::to_string(size.rows) + ")");
-        }
-    }
-    for (const Vector<T>* operand : {&b, &x}) {
-        if (!a.get_executor()->memory_accessible(*operand->get_executor())) {
-            LARCH_THROW(NotSupported, name + ": operand on executor " +
-                                          operand->get_executor()->get_name() +
-                                          " but the operator lives on " +
-                                          a.get_executor()->get_name() +
-                                          "; copy it there first (clone_to)");
-        }
-    }
-}
-
 /// The items as one batch::Dense on `exec` (row-major, zeros filled in).
 template <typename V, typename I>
 std::unique_ptr<Dense<V>> items_to_dense(std::shared_ptr<const Executor> exec,

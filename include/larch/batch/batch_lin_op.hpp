@@ -43,6 +43,10 @@ protected:
     /// Called after validation.
     virtual void apply_impl(const Vector<T>& b, Vector<T>& x) const = 0;
 
+    /// The checks of apply() (item counts, columns, per-item sizes, aliasing, executors), for derived
+    /// classes that offer further apply forms such as x_i = alpha A_i b_i + beta x_i.
+    void validate_apply(const Vector<T>& b, const Vector<T>& x) const;
+
 private:
     std::shared_ptr<const Executor> exec_;
 };
