@@ -106,6 +106,26 @@ __device__ __forceinline__ index64 first_in_columns(const I* col_idxs, index64 b
     return begin;
 }
 
+/**
+ * Adds the entries of CSR row `row` that lie in the block's columns [first, first + n) to block_row
+ * (block_row[c] for column first + c). Columns are sorted: the walk starts at the block's first column
+ * (binary search) and stops past its last, so a long row (the arrow matrix's dense last row) costs
+ * log(length) + n, not its length.
+ */
+template <typename V, typename I, typename BlockRow>
+__device__ __forceinline__ void add_block_row(const I* row_ptrs, const I* col_idxs, const V* values, index64 row,
+                                              index64 first, index64 n, BlockRow&& block_row)
+{
+    const auto end = static_cast<index64>(row_ptrs[row + 1]);
+    for (auto nz = first_in_columns(col_idxs, static_cast<index64>(row_ptrs[row]), end, first); nz < end; ++nz) {
+        const auto col = static_cast<index64>(col_idxs[nz]) - first;
+        if (col >= n) {
+            break;
+        }
+        block_row[col] += values[nz];
+    }
+}
+
 // one thread per row: compares its column pattern with the previous row's
 template <typename I>
 struct FindSupervariableStarts {
@@ -146,16 +166,7 @@ struct ExtractDiagonalBlocks {
         for (index64 c = 0; c < n; ++c) {
             block_row[c] = V{};
         }
-        // columns are sorted: start at the block's first column (binary search) and stop past its last, so
-        // a long row (the arrow matrix's dense last row) costs log(length) + n, not its length
-        const auto end = static_cast<index64>(row_ptrs[row + 1]);
-        for (auto nz = first_in_columns(col_idxs, static_cast<index64>(row_ptrs[row]), end, first); nz < end; ++nz) {
-            const auto col = static_cast<index64>(col_idxs[nz]) - first;
-            if (col >= n) {
-                break;
-            }
-            block_row[col] += values[nz];
-        }
+        add_block_row(row_ptrs, col_idxs, values, row, first, n, block_row);
     }
 };
 
@@ -178,16 +189,7 @@ struct CachedCsrBlockLoader {
             tile[lane][c] = V{};
         }
         if (lane < n) {
-            const auto row = first + lane;
-            const auto end = static_cast<index64>(row_ptrs[row + 1]);
-            for (auto nz = first_in_columns(col_idxs, static_cast<index64>(row_ptrs[row]), end, first); nz < end;
-                 ++nz) {
-                const auto col = static_cast<index64>(col_idxs[nz]) - first;
-                if (col >= n) {
-                    break;
-                }
-                tile[lane][col] += values[nz];
-            }
+            add_block_row(row_ptrs, col_idxs, values, first + lane, first, index64{n}, tile[lane]);
         }
     }
 };
