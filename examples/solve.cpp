@@ -6,7 +6,7 @@
 //              [--executor NAME] [--solver cg|bicgstab|idr|gmres] [--config solver.json]
 //              [--tolerance TOL] [--max-iterations N] [--no-preconditioner] [--rhs ones|uniform]
 //              [--monitor [K]] [--block-size K] [--algorithm gauss_jordan|gauss_huard|gauss_huard_transposed]
-//              [--adaptive-precision]
+//              [--adaptive-precision] [--divergence FACTOR] [--stagnation WINDOW]
 #include <cctype>
 #include <cstdio>
 #include <fstream>
@@ -35,7 +35,11 @@ const char* usage =
     "             [--tolerance TOL] [--max-iterations N] [--no-preconditioner] [--rhs ones|uniform]\n"
     "             [--monitor [K]]   (print the residual every K iterations, default 1)\n"
     "             [--block-size K]  (block-Jacobi with blocks of up to K rows; default 1 = scalar Jacobi)\n"
-    "             [--algorithm gauss_jordan|gauss_huard|gauss_huard_transposed] [--adaptive-precision]\n";
+    "             [--algorithm gauss_jordan|gauss_huard|gauss_huard_transposed] [--adaptive-precision]\n"
+    "             [--divergence FACTOR]  (stop once the residual exceeds FACTOR x the initial one; default 1e5,\n"
+    "                                     0 = off)\n"
+    "             [--stagnation WINDOW]  (stop after WINDOW iterations without a 0.1% residual decrease;\n"
+    "                                     default 2000, 0 = off)\n";
 
 struct Settings {
     std::string matrix_file;
@@ -52,6 +56,8 @@ struct Settings {
     size_type block_size = 1;
     std::string algorithm = "gauss_jordan";
     bool adaptive_precision = false;
+    double divergence = 1e5;
+    size_type stagnation_window = 2000;
 };
 
 Settings parse_arguments(int argc, char** argv)
@@ -83,6 +89,10 @@ Settings parse_arguments(int argc, char** argv)
             settings.block_size = std::stoul(value());
         } else if (arg == "--algorithm") {
             settings.algorithm = value();
+        } else if (arg == "--divergence") {
+            settings.divergence = std::stod(value());
+        } else if (arg == "--stagnation") {
+            settings.stagnation_window = std::stoul(value());
         } else if (arg == "--adaptive-precision") {
             settings.adaptive_precision = true;
         } else if (arg == "--no-preconditioner") {
@@ -148,6 +158,12 @@ nlohmann::json solver_description(const Settings& settings)
     if (description.is_object() && !description.contains("criteria")) {
         description["criteria"] = {{"max_iterations", settings.max_iterations},
                                    {"relative_residual", settings.tolerance}};
+        if (settings.divergence > 0) {
+            description["criteria"]["divergence"] = settings.divergence;
+        }
+        if (settings.stagnation_window > 0) {
+            description["criteria"]["stagnation"] = {{"window", settings.stagnation_window}};
+        }
     }
     if (description.is_object() && settings.monitor_every > 0) {
         description["monitor"] = {{"every", settings.monitor_every}};

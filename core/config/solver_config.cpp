@@ -2,6 +2,7 @@
 // error names its JSON path.
 #include "larch/config/solver_config.hpp"
 
+#include <cmath>
 #include <fstream>
 #include <iostream>
 #include <limits>
@@ -119,7 +120,7 @@ std::vector<stop::Criterion> read_criteria(const ObjectReader& parent)
     }
     ObjectReader reader{parent.at("criteria"), parent.field_path("criteria"),
                         {"max_iterations", "relative_residual", "initial_residual", "absolute_residual",
-                         "time_limit"}};
+                         "time_limit", "divergence", "stagnation"}};
     if (reader.has("max_iterations")) {
         criteria.push_back(stop::max_iterations(reader.get_count("max_iterations")));
     }
@@ -134,6 +135,22 @@ std::vector<stop::Criterion> read_criteria(const ObjectReader& parent)
     }
     if (reader.has("time_limit")) {
         criteria.push_back(stop::time_limit(reader.get_number("time_limit", 0, infinity)));
+    }
+    if (reader.has("divergence")) {
+        criteria.push_back(stop::divergence(reader.get_number("divergence", 1, std::numeric_limits<double>::max())));
+    }
+    if (reader.has("stagnation")) {
+        ObjectReader stagnation{reader.at("stagnation"), reader.field_path("stagnation"),
+                                {"window", "relative_decrease"}};
+        if (!stagnation.has("window")) {
+            fail(stagnation.field_path("window"), "missing; the number of iterations without progress that stops");
+        }
+        const auto window = stagnation.get_count("window", 1);
+        // the largest double below 1: relative_decrease must leave a positive fraction of the residual
+        const double below_one = std::nextafter(1.0, 0.0);
+        criteria.push_back(stagnation.has("relative_decrease")
+                               ? stop::stagnation(window, stagnation.get_number("relative_decrease", 0, below_one))
+                               : stop::stagnation(window));
     }
     return criteria;
 }

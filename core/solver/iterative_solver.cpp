@@ -20,10 +20,11 @@ double seconds_since(clock_type::time_point start)
 
 }  // namespace
 
-IterationMonitor::IterationMonitor(const stop::Criteria& criteria, double threshold, size_type column,
+IterationMonitor::IterationMonitor(const stop::Criteria& criteria, double threshold,
+                                   double initial_residual_norm, size_type column,
                                    const std::vector<std::shared_ptr<log::Logger>>& loggers)
     : criteria_{criteria}, threshold_{threshold}, column_{column}, loggers_{loggers},
-      start_{clock_type::now()}
+      progress_{criteria, initial_residual_norm}, start_{clock_type::now()}
 {}
 
 bool IterationMonitor::meets_threshold(double residual_norm) const noexcept
@@ -54,7 +55,8 @@ stop::Reason IterationMonitor::check(double residual_norm)
     if (meets_threshold(residual_norm)) {
         return stop::Reason::converged;
     }
-    return budget_exhausted();
+    const auto progress = progress_.record(residual_norm);
+    return progress != stop::Reason::none ? progress : budget_exhausted();
 }
 
 template <typename T>
@@ -228,7 +230,7 @@ void IterativeSolver<T>::solve_column(size_type column, const vector_type& b, ve
         return finish(stop::Reason::non_finite,
                       "the initial residual b - A x0 holds NaN or Inf (check x0 and A)", residual_norm);
     }
-    IterationMonitor monitor{criteria_, status.threshold, column, loggers_};
+    IterationMonitor monitor{criteria_, status.threshold, residual_norm, column, loggers_};
     if (monitor.meets_threshold(residual_norm)) {
         return finish(stop::Reason::converged, "the initial guess meets the tolerance", residual_norm);
     }

@@ -27,6 +27,10 @@ const char* to_string(Reason reason)
         return "non_finite";
     case Reason::residual_gap:
         return "residual_gap";
+    case Reason::divergence:
+        return "divergence";
+    case Reason::stagnation:
+        return "stagnation";
     }
     return "unknown";
 }
@@ -69,6 +73,26 @@ Criterion time_limit(double seconds)
     return {Criterion::Kind::time_limit, checked_nonnegative("time_limit", seconds, true)};
 }
 
+Criterion divergence(double factor)
+{
+    if (!(factor >= 1) || std::isinf(factor)) {
+        LARCH_THROW(BadInput, "stop::divergence: expected a finite factor >= 1, got " + std::to_string(factor));
+    }
+    return {Criterion::Kind::divergence, factor};
+}
+
+Criterion stagnation(size_type window, double relative_decrease)
+{
+    if (window == 0) {
+        LARCH_THROW(BadInput, std::string{"stop::stagnation: expected a window of at least 1 iteration, got 0"});
+    }
+    if (!(relative_decrease >= 0 && relative_decrease < 1)) {
+        LARCH_THROW(BadInput, "stop::stagnation: expected a relative decrease in [0, 1), got " +
+                                  std::to_string(relative_decrease));
+    }
+    return {Criterion::Kind::stagnation, relative_decrease, window};
+}
+
 Criteria::Criteria(const std::vector<Criterion>& criteria)
 {
     for (const auto& criterion : criteria) {
@@ -94,6 +118,12 @@ void Criteria::add(const Criterion& criterion)
         break;
     case Kind::absolute_residual:
         absolute_ = std::max(absolute_, checked_nonnegative("absolute_residual", criterion.value));
+        break;
+    case Kind::divergence:
+        divergence_factor_ = std::min(divergence_factor_, divergence(criterion.value).value);
+        break;
+    case Kind::stagnation:
+        stagnation_.push_back(stagnation(criterion.window, criterion.value));
         break;
     }
 }
@@ -147,7 +177,39 @@ std::string Criteria::describe() const
     if (std::isfinite(time_limit_)) {
         add_term("time_limit", time_limit_);
     }
+    if (std::isfinite(divergence_factor_)) {
+        add_term("divergence", divergence_factor_);
+    }
+    for (const auto& window : stagnation_) {
+        text << separator << "stagnation " << window.window << " " << window.value;
+        separator = " or ";
+    }
     return text.str().empty() ? std::string{"(none)"} : text.str();
+}
+
+ProgressTracker::ProgressTracker(const Criteria& criteria, double initial_residual_norm)
+    : divergence_limit_{criteria.get_divergence_factor() * initial_residual_norm}
+{
+    for (const auto& criterion : criteria.get_stagnation()) {
+        windows_.push_back({criterion.window, 1 - criterion.value, initial_residual_norm});
+    }
+}
+
+Reason ProgressTracker::record(double residual_norm)
+{
+    if (residual_norm > divergence_limit_) {
+        return Reason::divergence;
+    }
+    auto reason = Reason::none;
+    for (auto& window : windows_) {
+        if (residual_norm < window.keep_fraction * window.best) {
+            window.best = residual_norm;
+            window.quiet = 0;
+        } else if (++window.quiet >= window.length) {
+            reason = Reason::stagnation;
+        }
+    }
+    return reason;
 }
 
 }  // namespace stop

@@ -74,6 +74,25 @@ TEST_F(SolverConfig, PassesTheDocumentedExampleFieldsToTheParameters)
     EXPECT_EQ(dynamic_cast<larch::solver::Gmres<float>::Factory&>(*gmres).get_parameters().restart, 100u);
 }
 
+TEST_F(SolverConfig, ReadsTheDivergenceAndStagnationCriteria)
+{
+    auto solver = larch::config::parse_solver_config<double>(
+        R"({"type": "cg", "criteria": {"max_iterations": 50, "divergence": 1e4,
+            "stagnation": {"window": 200, "relative_decrease": 0.01}}})", exec)->generate(a);
+    EXPECT_EQ(solver->get_criteria().get_divergence_factor(), 1e4);
+    ASSERT_EQ(solver->get_criteria().get_stagnation().size(), 1u);
+    EXPECT_EQ(solver->get_criteria().get_stagnation()[0].window, 200u);
+    EXPECT_EQ(solver->get_criteria().get_stagnation()[0].value, 0.01);
+    expect_error(R"({"type": "cg", "criteria": {"max_iterations": 5, "divergence": 0.5}})",
+                 "/criteria/divergence: expected a number in [1");
+    expect_error(R"({"type": "cg", "criteria": {"max_iterations": 5, "stagnation": {"relative_decrease": 0.1}}})",
+                 "/criteria/stagnation/window: missing");
+    expect_error(R"({"type": "cg", "criteria": {"max_iterations": 5, "stagnation": {"window": 0}}})",
+                 "/criteria/stagnation/window: expected an integer in [1");
+    expect_error(R"({"type": "cg", "criteria": {"max_iterations": 5, "stagnation": {"window": 9, "relative_decrease": 1}}})",
+                 "/criteria/stagnation/relative_decrease: expected a number in [0");
+}
+
 TEST_F(SolverConfig, UnknownFieldsNameTheirPath)
 {
     expect_error(R"({"type": "cg", "criteria": {"max_iterations": 5, "relative_tolerance": 1e-9}})",

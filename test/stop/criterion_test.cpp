@@ -41,11 +41,59 @@ TEST(Criteria, RejectsNegativeAndNonFiniteTolerances)
     EXPECT_NO_THROW(time_limit(std::numeric_limits<double>::infinity()));
 }
 
+TEST(Criteria, KeepsTheSmallestDivergenceFactorAndEveryStagnationWindow)
+{
+    Criteria criteria{{divergence(1e6), divergence(1e3), stagnation(50, 0.01), stagnation(10)}};
+    EXPECT_EQ(criteria.get_divergence_factor(), 1e3);
+    ASSERT_EQ(criteria.get_stagnation().size(), 2u);
+    EXPECT_EQ(criteria.get_stagnation()[1].window, 10u);
+    EXPECT_EQ(criteria.describe(), "divergence 1000 or stagnation 50 0.01 or stagnation 10 0.001");
+    EXPECT_FALSE(criteria.is_bounded());
+}
+
+TEST(Criteria, RejectsBadDivergenceAndStagnationParameters)
+{
+    EXPECT_THROW(divergence(0.5), larch::BadInput);
+    EXPECT_THROW(divergence(std::numeric_limits<double>::infinity()), larch::BadInput);
+    EXPECT_THROW(stagnation(0), larch::BadInput);
+    EXPECT_THROW(stagnation(10, 1.0), larch::BadInput);
+    EXPECT_THROW(stagnation(10, -0.1), larch::BadInput);
+    EXPECT_THROW(Criteria{}.add({Criterion::Kind::stagnation, 0.1, 0}), larch::BadInput);
+}
+
+TEST(ProgressTracker, ReportsDivergenceOnlyAboveTheFactorTimesTheInitialResidual)
+{
+    ProgressTracker tracker{Criteria{{divergence(10)}}, 2.0};
+    EXPECT_EQ(tracker.record(20.0), Reason::none);  // equal to the limit is not above it
+    EXPECT_EQ(tracker.record(20.5), Reason::divergence);
+}
+
+TEST(ProgressTracker, ReportsStagnationAfterAWindowWithoutRelativeProgress)
+{
+    // progress = a residual below (1 - 0.1) times the last one that made progress (at first the initial 1)
+    ProgressTracker tracker{Criteria{{stagnation(3, 0.1)}}, 1.0};
+    EXPECT_EQ(tracker.record(0.95), Reason::none);  // quiet 1: 0.95 is not below 0.9
+    EXPECT_EQ(tracker.record(0.85), Reason::none);  // progress: measured against 0.85 from now on
+    EXPECT_EQ(tracker.record(0.80), Reason::none);  // quiet 1 (0.80 is not below 0.765)
+    EXPECT_EQ(tracker.record(0.78), Reason::none);  // quiet 2
+    EXPECT_EQ(tracker.record(0.77), Reason::stagnation);  // quiet 3 = window
+}
+
+TEST(ProgressTracker, WithoutTheseCriteriaNeverStops)
+{
+    ProgressTracker tracker{Criteria{{max_iterations(5)}}, 1.0};
+    for (int i = 0; i < 100; ++i) {
+        EXPECT_EQ(tracker.record(1e300), Reason::none);
+    }
+}
+
 TEST(Reason, HasReadableNames)
 {
     EXPECT_STREQ(to_string(Reason::converged), "converged");
     EXPECT_STREQ(to_string(Reason::non_finite), "non_finite");
     EXPECT_STREQ(to_string(Reason::residual_gap), "residual_gap");
+    EXPECT_STREQ(to_string(Reason::divergence), "divergence");
+    EXPECT_STREQ(to_string(Reason::stagnation), "stagnation");
 }
 
 }  // namespace

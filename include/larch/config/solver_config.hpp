@@ -23,8 +23,9 @@ namespace config {
  * Fields (all but "type" optional):
  * - "type": "cg" | "bicgstab" | "idr" | "gmres"
  * - "criteria": {"max_iterations": integer, "relative_residual": number, "initial_residual": number,
- *   "absolute_residual": number, "time_limit": seconds}; a solve needs max_iterations or time_limit
- *   (checked when the description is read)
+ *   "absolute_residual": number, "time_limit": seconds, "divergence": factor >= 1 (stop::divergence),
+ *   "stagnation": {"window": integer >= 1, "relative_decrease": number in [0, 1), default 1e-3}
+ *   (stop::stagnation)}; a solve needs max_iterations or time_limit (checked when the description is read)
  * - "preconditioner": {"type": "block_jacobi", "max_block_size": integer} or {"type": "none"}
  * - "max_residual_replacements": integer (restarts from the true residual; default 5)
  * - "monitor": true or {"every": integer >= 1}: progress on standard output every k iterations (log::Stream)

@@ -100,11 +100,12 @@ protected:
  */
 class IterationMonitor {
 public:
-    IterationMonitor(const stop::Criteria& criteria, double threshold, size_type column,
-                     const std::vector<std::shared_ptr<log::Logger>>& loggers);
+    IterationMonitor(const stop::Criteria& criteria, double threshold, double initial_residual_norm,
+                     size_type column, const std::vector<std::shared_ptr<log::Logger>>& loggers);
 
     /// Counts an iteration ending with residual norm `residual_norm`: Reason::none to go on, otherwise
-    /// converged (recursive residual met the threshold), non_finite, max_iterations or time_limit.
+    /// converged (recursive residual met the threshold), non_finite, divergence, stagnation, max_iterations
+    /// or time_limit.
     stop::Reason check(double residual_norm);
     /// Whether `residual_norm` meets the threshold (an exactly zero residual always does).
     bool meets_threshold(double residual_norm) const noexcept;
@@ -118,6 +119,7 @@ private:
     double threshold_;
     size_type column_;
     const std::vector<std::shared_ptr<log::Logger>>& loggers_;
+    stop::ProgressTracker progress_;
     std::chrono::steady_clock::time_point start_;
     size_type iterations_ = 0;
 };

@@ -21,6 +21,8 @@ enum class Reason {
     breakdown,       ///< a Krylov breakdown (rho, omega, ...) that restarting from the true residual did not cure
     non_finite,      ///< NaN or Inf appeared (in b, x0, A, the preconditioner or the iteration)
     residual_gap,    ///< the recursive residual converged, the true one did not, after every allowed restart
+    divergence,      ///< the residual grew above the divergence factor times the initial residual
+    stagnation,      ///< the residual made no relative progress over the stagnation window
 };
 
 /// The enum's name, e.g. "converged", "non_finite".
@@ -28,9 +30,20 @@ const char* to_string(Reason reason);
 
 /// One stopping criterion; build it with the functions below and pass it to `with_criteria`.
 struct Criterion {
-    enum class Kind { max_iterations, relative_residual, initial_residual, absolute_residual, time_limit };
+    enum class Kind {
+        max_iterations,
+        relative_residual,
+        initial_residual,
+        absolute_residual,
+        time_limit,
+        divergence,
+        stagnation
+    };
     Kind kind;
+    /// The tolerance, limit or factor; for stagnation the relative decrease that counts as progress.
     double value;
+    /// Stagnation only: the number of iterations without progress that stops the solve.
+    size_type window = 0;
 };
 
 /// Stop after `count` iterations (an iteration is one application of the system matrix's Krylov step).
@@ -43,6 +56,19 @@ Criterion initial_residual(double tolerance);
 Criterion absolute_residual(double tolerance);
 /// Stop once a right-hand side has taken `seconds` of wall-clock time.
 Criterion time_limit(double seconds);
+/**
+ * Stop (Reason::divergence) once the iteration's residual norm exceeds `factor` times the initial residual
+ * norm ||b - A x0||: a solve that has grown its residual by that much is not coming back in practice
+ * (BiCGSTAB was seen running to 1e148 before a NaN ended it). Throws BadInput unless factor >= 1 and finite.
+ */
+Criterion divergence(double factor = 1e5);
+/**
+ * Stop (Reason::stagnation) when for `window` iterations in a row the residual norm has not fallen below
+ * (1 - relative_decrease) times the smallest residual norm seen before them: the solve has stopped making
+ * progress. Several stagnation criteria combine by "or" like every other criterion. Throws BadInput for a
+ * window of 0 or relative_decrease outside [0, 1).
+ */
+Criterion stagnation(size_type window, double relative_decrease = 1e-3);
 /// Stop once a right-hand side has taken `duration` of wall-clock time.
 template <typename Rep, typename Period>
 Criterion time_limit(std::chrono::duration<Rep, Period> duration)
@@ -52,8 +78,8 @@ Criterion time_limit(std::chrono::duration<Rep, Period> duration)
 
 /**
  * A set of criteria combined by "or": the solver stops at the first one met. Several residual criteria
- * give the largest of their thresholds; several limits give the smallest. Throws BadInput for a negative or
- * non-finite tolerance or time.
+ * give the largest of their thresholds; several limits and divergence factors give the smallest; stagnation
+ * criteria are each kept. Throws BadInput for a negative or non-finite tolerance or time.
  */
 class Criteria {
 public:
@@ -71,6 +97,10 @@ public:
     /// The residual norm at or below which a right-hand side counts as converged; -1 when there is no
     /// residual criterion (only an exactly zero residual stops then).
     double get_threshold(double rhs_norm, double initial_residual_norm) const noexcept;
+    /// The divergence factor; infinity when there is no divergence criterion.
+    double get_divergence_factor() const noexcept { return divergence_factor_; }
+    /// The stagnation criteria (each a window and the relative decrease that counts as progress).
+    const std::vector<Criterion>& get_stagnation() const noexcept { return stagnation_; }
     /// E.g. "max_iterations 1000 or relative_residual 1e-09".
     std::string describe() const;
 
@@ -80,6 +110,29 @@ private:
     double relative_ = -1;
     double initial_ = -1;
     double absolute_ = -1;
+    double divergence_factor_ = std::numeric_limits<double>::infinity();
+    std::vector<Criterion> stagnation_;
+};
+
+/**
+ * Tracks one right-hand side's residual norms against the divergence and stagnation criteria: O(1) work
+ * and memory per iteration and criterion.
+ */
+class ProgressTracker {
+public:
+    ProgressTracker(const Criteria& criteria, double initial_residual_norm);
+    /// Records the residual norm of the next iteration; Reason::divergence, Reason::stagnation or none.
+    Reason record(double residual_norm);
+
+private:
+    struct Window {
+        size_type length;
+        double keep_fraction;  // 1 - relative_decrease
+        double best;           // the residual norm the next progress is measured against
+        size_type quiet = 0;   // iterations since the last progress
+    };
+    double divergence_limit_;
+    std::vector<Window> windows_;
 };
 
 /// The outcome of a solve on one right-hand side (one column of b).
