@@ -87,17 +87,20 @@ __global__ void __launch_bounds__(default_block_size)
 }
 
 template <int subwarp_size, typename T>
-__global__ void __launch_bounds__(RegisterPolicy::block_size)
+__global__ void __launch_bounds__(RegisterPolicy::block_size,
+                                  RegisterPolicy::min_blocks_per_multiprocessor)
     gauss_huard_factorize_kernel(LayoutView layout, T* factors, std::int32_t* pivots,
                                  std::int32_t* info, bool transposed_storage)
 {
     // One sub-warp per item, one column per thread (gauss_huard.cuh).
+    __shared__ GaussHuardBuffer<subwarp_size, T> buffers[RegisterPolicy::block_size / subwarp_size];
     const auto item = square_item_of_subwarp<subwarp_size>(layout);
     if (item.size == 0) {
         return;
     }
     const int item_info = gauss_huard_factorize_item<subwarp_size>(
-        factors + item.offset, pivots + layout.row_offset_of(item.index), item.size, transposed_storage);
+        factors + item.offset, pivots + layout.row_offset_of(item.index), item.size, transposed_storage,
+        buffers[warp::subwarp_id_in_block<subwarp_size>()]);
     if (warp::rank<subwarp_size>() == 0) {
         info[item.index] = item_info;
     }

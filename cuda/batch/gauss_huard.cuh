@@ -5,10 +5,10 @@
 // Factorization thread mapping: one sub-warp of p = subwarp_size threads per item (n <= p), one COLUMN
 // per thread, the column in registers (compile-time indices only). Row-major items make "thread c reads
 // column c" coalesced across the sub-warp for loads and for the write-back in pivot order.
-// Implicit column pivoting: columns never move; every thread keeps the list of the columns pivoted so far
-// (packed four to a register) because row k's elimination needs a_k,q_j for the pivot column q_j of each
-// earlier step j (Anzt et al. 2017, batched Gauss-Huard, Section 2). The pivot search uses the exact
-// value-and-index all-reduce
+// Implicit column pivoting: columns never move; each thread remembers the step at which its column was
+// the pivot (Anzt et al. 2017, batched Gauss-Huard, Section 2). Row k's elimination needs a_k,q_j for the
+// pivot column q_j of each earlier step j, and the column elimination the pivot column: both are
+// broadcast through shared memory (GaussHuardBuffer). The pivot search compares exact magnitudes
 // (unlike Gauss-Jordan's truncated key): the stored factors depend on which pivot is chosen, so they must
 // follow the reference's rule exactly (largest magnitude, ties to the smaller column).
 //
@@ -25,34 +25,33 @@ namespace kernels {
 namespace LARCH_DEVICE_NAMESPACE {
 namespace batch_dense {
 
-/// The pivot columns of the steps so far, packed one byte per step (a column index is < 32).
-template <int subwarp_size>
-class PivotHistory {
-public:
-    template <int step>
-    __device__ __forceinline__ void record(int column)
-    {
-        words_[step / 4] |= static_cast<std::uint32_t>(column) << (8 * (step % 4));
-    }
-    template <int step>
-    __device__ __forceinline__ int column_of() const
-    {
-        return static_cast<int>((words_[step / 4] >> (8 * (step % 4))) & 0xffu);
-    }
-
-private:
-    std::uint32_t words_[(subwarp_size + 3) / 4] = {};
+/// The shared-memory rows through which a sub-warp broadcasts, at step k, row k's entries in the earlier
+/// pivot columns (the row-elimination multipliers, in step order) and the pivot column's entries 0..k;
+/// aligned for 16-byte loads. Step k writes each once and reads it after a sub-warp barrier; the barrier
+/// between the two (and the next step's first) orders the next writes after this step's reads.
+template <int subwarp_size, typename T>
+struct GaussHuardBuffer {
+    static constexpr int vector_width =
+        sizeof(T) * subwarp_size >= 16 ? static_cast<int>(16 / sizeof(T)) : 1;
+    struct alignas(sizeof(T) * vector_width) Vector {
+        T values[vector_width];
+    };
+    Vector multipliers[subwarp_size / vector_width];
+    Vector pivot_column[subwarp_size / vector_width];
 };
 
-/// Calls function(std::integral_constant<int, i>) for i = 0..count-1 (unrolled; the history above
-/// needs the step as a compile-time constant).
-template <int first, int count, typename Function>
-__device__ __forceinline__ void for_each_step(Function&& function)
+/// Exact pivot-search key of a candidate: its magnitude's bit pattern (which orders like the magnitude,
+/// NaN above infinity) with the top bit set; 0 for a lane that may not be the pivot.
+__device__ __forceinline__ unsigned long long exact_pivot_key(double value, bool candidate)
 {
-    if constexpr (first < count) {
-        function(std::integral_constant<int, first>{});
-        for_each_step<first + 1, count>(function);
-    }
+    const auto bits = static_cast<unsigned long long>(__double_as_longlong(value));
+    return candidate ? (bits | 0x8000000000000000ull) : 0ull;
+}
+
+__device__ __forceinline__ unsigned exact_pivot_key(float value, bool candidate)
+{
+    const auto bits = static_cast<unsigned>(__float_as_int(value));
+    return candidate ? (bits | 0x80000000u) : 0u;
 }
 
 /// Position of entry `row` of the column that was the pivot of `step` in the stored factors.
@@ -66,12 +65,23 @@ __device__ __forceinline__ std::int64_t factor_position(int row, int step, int n
 /**
  * Factorizes the n x n item at `factors` in place (row-major, stored as described in
  * core/batch/batch_dense_kernels.hpp) and writes its pivot columns to `pivots`; returns info (0 or the
- * 1-based failing step; the item is then left unchanged). All lanes of the sub-warp must call it.
+ * 1-based failing step; the item is then left unchanged). All lanes of the sub-warp must call it;
+ * `buffer` is the sub-warp's own.
+ *
+ * Per step k, every lane: k fused multiply-adds for row k (its multipliers, row k's entries in the
+ * earlier pivot columns, are still those of A: rows below k are untouched until step k; they reach the
+ * lanes through `buffer`, 16 bytes per load), one exact pivot search (an all-reduce of a 64-bit key and
+ * a ballot for the smallest lane among equal magnitudes), one division, and k fused multiply-adds for
+ * the rows above k with the pivot column from `buffer`. The earlier version broadcast every multiplier
+ * and every pivot-column entry by shuffles (two per double) and searched the pivot with six shuffles per
+ * level: shuffle-bound, 9x slower per flop than Gauss-Jordan on the H100.
  */
 template <int subwarp_size, typename T>
 __device__ __forceinline__ int gauss_huard_factorize_item(T* factors, std::int32_t* pivots, int n,
-                                                          bool transposed_storage)
+                                                          bool transposed_storage,
+                                                          GaussHuardBuffer<subwarp_size, T>& buffer)
 {
+    constexpr int width = GaussHuardBuffer<subwarp_size, T>::vector_width;
     const int lane = warp::rank<subwarp_size>();
     T column[subwarp_size];
     T row_sums[subwarp_size];
@@ -83,47 +93,70 @@ __device__ __forceinline__ int gauss_huard_factorize_item(T* factors, std::int32
     warp::reduce_scatter_sum<subwarp_size>(row_sums);
     const T tiny_bound = tiny_pivot_bound(n, warp::all_reduce_max<subwarp_size>(row_sums[0]));
 
-    PivotHistory<subwarp_size> history;
     int pivot_step = -1;
     int info = 0;
-    for_each_step<0, subwarp_size>([&](auto step_constant) {
-        constexpr int k = decltype(step_constant)::value;
-        if (info != 0 || k >= n) {
-            return;
-        }
-        // Row elimination: a_kc -= sum_{j<k} a_k,q_j * a_jc for every column c not yet pivoted.
-        T updated = column[k];
-        for_each_step<0, k>([&](auto earlier) {
-            constexpr int j = decltype(earlier)::value;
-            const T multiplier = warp::broadcast<subwarp_size>(column[k], history.template column_of<j>());
-            updated = fma(-multiplier, column[j], updated);
-        });
-        const bool active = lane < n && pivot_step < 0;
-        if (active) {
-            column[k] = updated;
-        }
-        const auto pivot =
-            warp::all_reduce_max_abs_with_index<subwarp_size>(column[k], lane, active);
-        if (!(magnitude(pivot.value) > tiny_bound)) {
-            info = k + 1;
-            return;
-        }
-        history.template record<k>(pivot.index);
-        const bool eliminating = active && lane != pivot.index;
-        if (lane == pivot.index) {
-            pivot_step = k;
-        }
-        // Diagonalization (scale row k by the pivot) and column elimination above row k.
-        if (eliminating) {
-            column[k] /= pivot.value;
-        }
-        const T row_k_entry = eliminating ? column[k] : T{};
+    // Unrolled with no early exit (compile-time register indices; see eliminate in gauss_jordan.cuh):
+    // steps past n and after a tiny pivot are skipped by a predicate uniform over the sub-warp.
 #pragma unroll
-        for (int i = 0; i < k; ++i) {
-            column[i] = fma(-warp::broadcast<subwarp_size>(column[i], pivot.index), row_k_entry,
-                            column[i]);
+    for (int k = 0; k < subwarp_size; ++k) {
+        if (k < n && info == 0) {
+            // Row elimination: a_kc -= sum_{j<k} a_k,q_j * a_jc for every column c not yet pivoted.
+            if (pivot_step >= 0) {
+                buffer.multipliers[pivot_step / width].values[pivot_step % width] = column[k];
+            }
+            subwarp_sync<subwarp_size>();
+            T updated = column[k];
+#pragma unroll
+            for (int c = 0; c < (k + width - 1) / width; ++c) {
+                const auto multipliers = buffer.multipliers[c];
+#pragma unroll
+                for (int w = 0; w < width; ++w) {
+                    const int j = c * width + w;
+                    if (j < k) {
+                        updated = fma(-multipliers.values[w], column[j], updated);
+                    }
+                }
+            }
+            const bool active = lane < n && pivot_step < 0;
+            if (active) {
+                column[k] = updated;
+            }
+            // Pivot: the largest magnitude among the active lanes, ties to the smallest lane (column).
+            const auto key = exact_pivot_key(column[k], active);
+            const int pivot_lane =
+                warp::lowest_rank_where<subwarp_size>(key == warp::all_reduce_max<subwarp_size>(key));
+            if (lane == pivot_lane) {
+                pivot_step = k;
+#pragma unroll
+                for (int i = 0; i <= k; ++i) {
+                    buffer.pivot_column[i / width].values[i % width] = column[i];
+                }
+            }
+            subwarp_sync<subwarp_size>();
+            const T pivot = buffer.pivot_column[k / width].values[k % width];
+            if (!(magnitude(pivot) > tiny_bound)) {
+                info = k + 1;
+            } else {
+                // Diagonalization (scale row k by the pivot) and column elimination above row k.
+                const bool eliminating = active && lane != pivot_lane;
+                if (eliminating) {
+                    column[k] /= pivot;
+                }
+                const T row_k_entry = eliminating ? column[k] : T{};
+#pragma unroll
+                for (int c = 0; c < (k + width - 1) / width; ++c) {
+                    const auto above = buffer.pivot_column[c];
+#pragma unroll
+                    for (int w = 0; w < width; ++w) {
+                        const int i = c * width + w;
+                        if (i < k) {
+                            column[i] = fma(-above.values[w], row_k_entry, column[i]);
+                        }
+                    }
+                }
+            }
         }
-    });
+    }
     if (info == 0 && lane < n) {
         pivots[pivot_step] = lane;
 #pragma unroll

@@ -226,6 +226,22 @@ __device__ __forceinline__ IndexedValue<T> all_reduce_max_abs_with_index(T value
     return {value, index};
 }
 
+/// The smallest rank of this sub-warp whose `predicate` holds (-1 if none), on every lane: one ballot
+/// (e.g. the tie-break of a pivot search after an all-reduce of the magnitudes).
+template <int subwarp_size>
+__device__ __forceinline__ int lowest_rank_where(bool predicate)
+{
+#if defined(__HIP__)
+    const unsigned long long lanes = __ballot(predicate);
+    const int first_lane = static_cast<int>(__lane_id()) & ~(SubwarpSize<subwarp_size>::value - 1);
+#else
+    const unsigned long long lanes = __ballot_sync(member_mask<subwarp_size>(), predicate);
+    const int first_lane = thread_id_in_block() & 31 & ~(SubwarpSize<subwarp_size>::value - 1);
+#endif
+    const unsigned long long mine = (lanes >> first_lane) & (~0ull >> (64 - subwarp_size));
+    return mine == 0 ? -1 : __ffsll(static_cast<long long>(mine)) - 1;
+}
+
 /// Inclusive scan with an associative `op` (Hillis-Steele over shuffle_up): lane r gets
 /// op(v_0, ..., v_r).
 template <int subwarp_size, typename T, typename Op>
