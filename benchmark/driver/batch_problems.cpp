@@ -57,7 +57,7 @@ std::shared_ptr<const std::vector<T>> generate_values(const std::vector<dim2>& s
             entries[e] = static_cast<T>(symmetric_unit(mix(seed ^ mix(first + e))));
         }
         // A random permutation (Fisher-Yates on the item's own stream) places the dominant entries.
-        int permutation[32];
+        std::vector<int> permutation(static_cast<std::size_t>(n));
         for (int r = 0; r < n; ++r) {
             permutation[r] = r;
         }
@@ -122,7 +122,7 @@ BatchShape read_batch_shape(const Fields& fields, long long default_size)
 {
     BatchShape shape;
     shape.num_items = fields.get_integer("num_items", 1, 1 << 26);
-    shape.size = fields.get_integer("size", default_size, 0, 32);
+    shape.size = fields.get_integer("size", default_size, 0, 128);
     shape.max_size = fields.get_integer("max_size", 32, 1, 32);
     return shape;
 }

@@ -38,7 +38,7 @@ struct BatchShape {
 std::vector<std::string> with_batch_shape_fields(std::vector<std::string> more);
 std::vector<std::string> with_batch_shape_list_fields(std::vector<std::string> more);
 
-/// Reads (and so validates) the shape fields: num_items in 1..2^26, size in 0..32 (default
+/// Reads (and so validates) the shape fields: num_items in 1..2^26, size in 0..128 (default
 /// `default_size`), max_size in 1..32 (default 32).
 BatchShape read_batch_shape(const Fields& fields, long long default_size = 0);
 
