@@ -266,6 +266,14 @@ void Dense<T>::scale_add(T alpha, const Dense& b)
 }
 
 template <typename T>
+void Dense<T>::combine(T alpha, const Dense& a, T beta, const Dense& b, T gamma)
+{
+    check_same_size("combine", a);
+    check_same_size("combine", b);
+    LARCH_RUN_KERNEL(get_executor(), dense::combine, alpha, a, beta, b, gamma, *this);
+}
+
+template <typename T>
 std::vector<T> Dense<T>::compute_dot(const Dense& b) const
 {
     check_same_size("compute_dot", b);

@@ -26,6 +26,10 @@ LARCH_DECLARE_KERNEL(namespace dense {
     template <typename T>
     void scale_add(const DefaultExecutor& exec, T alpha, const matrix::Dense<T>& b,
                    matrix::Dense<T>& x);
+    /// x = (alpha * a + beta * b) + gamma * x, in this order, in one pass; gamma == 0 only writes x.
+    template <typename T>
+    void combine(const DefaultExecutor& exec, T alpha, const matrix::Dense<T>& a, T beta,
+                 const matrix::Dense<T>& b, T gamma, matrix::Dense<T>& x);
     template <typename T>
     void compute_dot(const DefaultExecutor& exec, const matrix::Dense<T>& a,
                      const matrix::Dense<T>& b, array<T>& result);
@@ -64,6 +68,8 @@ LARCH_DECLARE_KERNEL(namespace dense {
                                 matrix::Dense<T>&);                                                \
     template void scale_add<T>(const DefaultExecutor&, T, const matrix::Dense<T>&,                 \
                                matrix::Dense<T>&);                                                 \
+    template void combine<T>(const DefaultExecutor&, T, const matrix::Dense<T>&, T,                \
+                             const matrix::Dense<T>&, T, matrix::Dense<T>&);                       \
     template void compute_dot<T>(const DefaultExecutor&, const matrix::Dense<T>&,                  \
                                  const matrix::Dense<T>&, array<T>&);                              \
     template void compute_norm2<T>(const DefaultExecutor&, const matrix::Dense<T>&, array<T>&);    \

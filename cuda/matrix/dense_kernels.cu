@@ -63,6 +63,30 @@ struct ScaleAdd {
     __device__ void operator()(T& x, T b) const { x = alpha * x + b; }
 };
 
+/// x_ij = (alpha a_ij + beta b_ij) + gamma x_ij; gamma == 0 never reads x.
+template <typename T>
+struct CombineEntries {
+    T* x;
+    index64 x_stride;
+    const T* a;
+    index64 a_stride;
+    const T* b;
+    index64 b_stride;
+    index64 cols;
+    T alpha;
+    T beta;
+    T gamma;
+
+    __device__ void operator()(index64 i) const
+    {
+        const index64 row = i / cols;
+        const index64 col = i % cols;
+        const T sum = alpha * a[row * a_stride + col] + beta * b[row * b_stride + col];
+        T& entry = x[row * x_stride + col];
+        entry = gamma == T{0} ? sum : sum + gamma * entry;
+    }
+};
+
 template <typename T, typename Update>
 void update_entries(const DefaultExecutor& exec, matrix::Dense<T>& x, const matrix::Dense<T>* b,
                     Update update, const char* launch_name)
@@ -315,6 +339,21 @@ template <typename T>
 void scale_add(const DefaultExecutor& exec, T alpha, const matrix::Dense<T>& b, matrix::Dense<T>& x)
 {
     update_entries(exec, x, &b, ScaleAdd<T>{alpha}, "launch of dense::scale_add");
+}
+
+template <typename T>
+void combine(const DefaultExecutor& exec, T alpha, const matrix::Dense<T>& a, T beta, const matrix::Dense<T>& b,
+             T gamma, matrix::Dense<T>& x)
+{
+    const auto size = x.get_size();
+    if (size.rows == 0 || size.cols == 0) {
+        return;
+    }
+    CombineEntries<T> functor{x.get_values(),       static_cast<index64>(x.get_stride()),
+                              a.get_const_values(), static_cast<index64>(a.get_stride()),
+                              b.get_const_values(), static_cast<index64>(b.get_stride()),
+                              static_cast<index64>(size.cols), alpha, beta, gamma};
+    launch_for_each(exec, static_cast<index64>(size.rows * size.cols), functor, "launch of dense::combine");
 }
 
 template <typename T>

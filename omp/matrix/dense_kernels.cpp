@@ -83,6 +83,24 @@ void scale_add(const DefaultExecutor&, T alpha, const matrix::Dense<T>& b, matri
 }
 
 template <typename T>
+void combine(const DefaultExecutor&, T alpha, const matrix::Dense<T>& a, T beta, const matrix::Dense<T>& b,
+             T gamma, matrix::Dense<T>& x)
+{
+    const auto rows = static_cast<std::ptrdiff_t>(x.get_size().rows);
+    const auto cols = x.get_size().cols;
+#pragma omp parallel for
+    for (std::ptrdiff_t row = 0; row < rows; ++row) {
+        auto x_row = x.get_values() + row * x.get_stride();
+        const auto a_row = a.get_const_values() + row * a.get_stride();
+        const auto b_row = b.get_const_values() + row * b.get_stride();
+        for (size_type col = 0; col < cols; ++col) {
+            const auto sum = alpha * a_row[col] + beta * b_row[col];
+            x_row[col] = gamma == T{} ? sum : sum + gamma * x_row[col];
+        }
+    }
+}
+
+template <typename T>
 void compute_dot(const DefaultExecutor&, const matrix::Dense<T>& a, const matrix::Dense<T>& b,
                  array<T>& result)
 {

@@ -65,6 +65,20 @@ void scale_add(const DefaultExecutor&, T alpha, const matrix::Dense<T>& b, matri
 }
 
 template <typename T>
+void combine(const DefaultExecutor&, T alpha, const matrix::Dense<T>& a, T beta, const matrix::Dense<T>& b,
+             T gamma, matrix::Dense<T>& x)
+{
+    for (size_type row = 0; row < x.get_size().rows; ++row) {
+        for (size_type col = 0; col < x.get_size().cols; ++col) {
+            auto& entry = x.get_values()[row * x.get_stride() + col];
+            const auto sum = alpha * a.get_const_values()[row * a.get_stride() + col] +
+                             beta * b.get_const_values()[row * b.get_stride() + col];
+            entry = gamma == T{} ? sum : sum + gamma * entry;
+        }
+    }
+}
+
+template <typename T>
 void compute_dot(const DefaultExecutor&, const matrix::Dense<T>& a, const matrix::Dense<T>& b,
                  array<T>& result)
 {

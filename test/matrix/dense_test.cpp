@@ -102,6 +102,14 @@ void check_blas1(const std::shared_ptr<const larch::Executor>& exec)
     larch::test::expect_dense_eq({{3, 4}, {5, 12}}, *z->transpose());
     auto wide = Dense<V>::create(exec, {{1, 2, 3}});
     larch::test::expect_dense_eq({{1}, {2}, {3}}, *wide->transpose());
+    // combine: (2 b - y) + 3 c, e.g. (2 * 5 - 1) + 3 * 1 = 12; with gamma = 0 a NaN in c is not read.
+    auto c = Dense<V>::create(exec, {{1, 2}, {3, 4}});
+    c->combine(2, *b, -1, *y, 3);
+    larch::test::expect_dense_eq({{12, 16}, {20, 24}}, *c);
+    c->fill(std::numeric_limits<V>::quiet_NaN());
+    c->combine(1, *b, 1, *y, 0);
+    larch::test::expect_dense_eq({{6, 8}, {10, 12}}, *c);
+    EXPECT_THROW(c->combine(1, *b, 1, *wide, 1), larch::DimensionMismatch);
 }
 
 TEST_P(DenseOnEveryExecutor, Blas1OperationsGiveExactValues)

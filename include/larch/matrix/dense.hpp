@@ -78,6 +78,13 @@ public:
     void add_scaled(T alpha, const Dense& b);
     /// this = alpha * this + b (the update x = b + beta x of Krylov methods).
     void scale_add(T alpha, const Dense& b);
+    /**
+     * this = (alpha * a + beta * b) + gamma * this, evaluated in this order in one pass (3 reads and 1 write
+     * per entry where add_scaled then scale_add take two passes of 2 reads and 1 write): the fused update of
+     * a Krylov step, e.g. BiCGSTAB's p = (r - omega beta v) + beta p. gamma == 0 only writes this (NaN in it
+     * does not propagate). Throws DimensionMismatch when a or b differs in size from this.
+     */
+    void combine(T alpha, const Dense& a, T beta, const Dense& b, T gamma);
     /// Per column j: sum_i this(i, j) * b(i, j).
     std::vector<T> compute_dot(const Dense& b) const;
     /// Per column j: the Euclidean norm of column j (scaled to avoid overflow).
