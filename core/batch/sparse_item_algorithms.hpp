@@ -42,15 +42,14 @@ inline std::int64_t pattern_offset(const SparseLayout& layout, size_type item)
 
 /// x_i = alpha A_i b_i + beta x_i, row by row.
 template <typename T, typename I>
-void csr_spmv(const Csr<T, I>& a, size_type item, T alpha, const Vector<T>& b, T beta,
-              Vector<T>& x)
+void csr_spmv(const Csr<T, I>& a, size_type item, T alpha, const ItemOperands<T>& op,
+              T beta)
 {
     const auto& layout = a.get_layout();
     const auto rows = layout.get_size(item).rows;
     const T* values = a.get_const_values() + layout.get_stored_offset(item);
     const I* col_idxs = a.get_const_col_idxs() + pattern_offset(layout, item);
     const I* row_ptrs = a.get_const_row_ptrs() + a.get_row_ptrs_offset(item);
-    const auto op = operands_of(item, b, x);
     for (size_type row = 0; row < rows; ++row) {
         for (size_type col = 0; col < op.num_cols; ++col) {
             T sum{};
@@ -65,15 +64,14 @@ void csr_spmv(const Csr<T, I>& a, size_type item, T alpha, const Vector<T>& b, T
 
 /// x_i = beta x_i, then x_i(row, :) += alpha * value * b_i(col, :) for every stored entry.
 template <typename T, typename I>
-void coo_spmv(const Coo<T, I>& a, size_type item, T alpha, const Vector<T>& b, T beta,
-              Vector<T>& x)
+void coo_spmv(const Coo<T, I>& a, size_type item, T alpha, const ItemOperands<T>& op,
+              T beta)
 {
     const auto& layout = a.get_layout();
     const auto size = layout.get_size(item);
     const T* values = a.get_const_values() + layout.get_stored_offset(item);
     const I* row_idxs = a.get_const_row_idxs() + pattern_offset(layout, item);
     const I* col_idxs = a.get_const_col_idxs() + pattern_offset(layout, item);
-    const auto op = operands_of(item, b, x);
     for (size_type e = 0; e < size.rows * op.num_cols; ++e) {
         op.x[e] = scale_result(T{}, T{}, beta, op.x[e]);
     }
@@ -88,15 +86,14 @@ void coo_spmv(const Coo<T, I>& a, size_type item, T alpha, const Vector<T>& b, T
 
 /// x_i = alpha A_i b_i + beta x_i, row by row over the column-major slots (padding skipped).
 template <typename T, typename I>
-void ell_spmv(const Ell<T, I>& a, size_type item, T alpha, const Vector<T>& b, T beta,
-              Vector<T>& x)
+void ell_spmv(const Ell<T, I>& a, size_type item, T alpha, const ItemOperands<T>& op,
+              T beta)
 {
     const auto& layout = a.get_layout();
     const auto rows = layout.get_size(item).rows;
     const auto width = a.get_item_width(item);
     const T* values = a.get_const_values() + layout.get_stored_offset(item);
     const I* col_idxs = a.get_const_col_idxs() + pattern_offset(layout, item);
-    const auto op = operands_of(item, b, x);
     for (size_type row = 0; row < rows; ++row) {
         for (size_type col = 0; col < op.num_cols; ++col) {
             T sum{};
@@ -111,6 +108,26 @@ void ell_spmv(const Ell<T, I>& a, size_type item, T alpha, const Vector<T>& b, T
             out = scale_result(alpha, sum, beta, out);
         }
     }
+}
+
+/// The three SpMVs above on item `item` of whole batch vectors (the batched SpMV kernels' form); the
+/// operand forms serve callers whose item vectors are not batch vectors (the batched solvers' workspace).
+template <typename T, typename I>
+void csr_spmv(const Csr<T, I>& a, size_type item, T alpha, const Vector<T>& b, T beta, Vector<T>& x)
+{
+    csr_spmv(a, item, alpha, operands_of(item, b, x), beta);
+}
+
+template <typename T, typename I>
+void coo_spmv(const Coo<T, I>& a, size_type item, T alpha, const Vector<T>& b, T beta, Vector<T>& x)
+{
+    coo_spmv(a, item, alpha, operands_of(item, b, x), beta);
+}
+
+template <typename T, typename I>
+void ell_spmv(const Ell<T, I>& a, size_type item, T alpha, const Vector<T>& b, T beta, Vector<T>& x)
+{
+    ell_spmv(a, item, alpha, operands_of(item, b, x), beta);
 }
 
 }  // namespace item

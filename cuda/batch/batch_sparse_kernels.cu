@@ -24,227 +24,13 @@
 #include "core/batch/batch_sparse_kernels.hpp"
 #include "core/components/instantiation.hpp"
 #include "cuda/base/runtime.hpp"
-#include "cuda/components/atomic.cuh"
+#include "cuda/batch/batch_sparse_spmv.cuh"
 #include "cuda/components/launch.cuh"
-#include "cuda/components/warp.cuh"
 
 namespace larch {
 namespace kernels {
 namespace LARCH_DEVICE_NAMESPACE {
 namespace batch_sparse {
-
-/// Launch policy of every batched sparse kernel: one block per item of block_size(...) threads, at most
-/// max_block_size, in 32-lane groups (the balanced kernel and COO cut every item into `segments` equal
-/// nonzero segments, batch::Csr::balanced_segments, which the groups take in turn).
-struct SparsePolicy {
-    static constexpr int max_block_size = 256;
-    static constexpr int group_size = 32;
-    static constexpr int segments = max_block_size / group_size;
-    /// Resident 256-thread blocks per SM the kernels are compiled for: 8 fill the H100's 2048 threads,
-    /// i.e. at most 32 registers per thread (these memory-bound kernels need the occupancy for loads in
-    /// flight; scalar took 40 registers unbounded, which left a 256-thread block 6 per SM). The kernels
-    /// that branch among several sub-warp sizes (smart, automatic) and the 2..8-lane row kernels in
-    /// double spill 250-500 bytes under that bound (ptxas -v, sm_90), so they get 6 blocks (40
-    /// registers, no spills; a bound of 1 let ptxas unroll them to 108-116 registers). The per-item
-    /// automatic kernel keeps the plain bound: it gets 40 registers unspilled that way, but spills
-    /// 208 bytes in float when asked for 6 blocks.
-    static constexpr int min_blocks_per_sm = 8;
-    static constexpr int branching_min_blocks_per_sm = 6;
-    static constexpr int rows_min_blocks_per_sm(int subwarp_size)
-    {
-        return subwarp_size == 1 || subwarp_size >= 16 ? min_blocks_per_sm
-                                                       : branching_min_blocks_per_sm;
-    }
-    static_assert(segments == ::larch::batch::Csr<double>::balanced_segments,
-                  "a 256-thread block needs one precomputed segment per 32-lane group");
-
-    /**
-     * Threads per block for a batch whose largest item needs `work` threads (rows x lanes per row, or
-     * nonzeros / nonzeros per lane): rounded up to whole warps, at most max_block_size and at least two
-     * warps. Two warps because an SM holds at most 32 resident blocks (2048 threads on the H100): smaller
-     * blocks would cap the occupancy at half, larger ones for a small item leave threads idle (a
-     * 256-thread block per 48-row item reached only 13-20% of copy bandwidth on the H100).
-     */
-    static int block_size(const DefaultExecutor& exec, size_type work)
-    {
-        const auto warp = static_cast<size_type>(exec.get_warp_size());
-        const auto threads = (work + warp - 1) / warp * warp;
-        return static_cast<int>(std::min<size_type>(
-            std::max<size_type>(threads, 2 * warp), static_cast<size_type>(max_block_size)));
-    }
-
-    /// Threads per block of the balanced and COO kernels: a lane per 4 nonzeros of the largest item.
-    static int segmented_block_size(const DefaultExecutor& exec,
-                                    const ::larch::batch::SparseLayout& layout)
-    {
-        return block_size(exec, (layout.get_max_stored() + 3) / 4);
-    }
-
-    /// Shared memory for b_i of every item, or 0 (global-memory path) when the largest does not fit.
-    template <typename T>
-    static std::size_t staging_bytes(const DefaultExecutor& exec, const ::larch::batch::SparseLayout& layout,
-                                     size_type num_rhs)
-    {
-        const auto bytes = layout.get_max_size().cols * num_rhs * sizeof(T);
-        return bytes <= exec.get_shared_memory_per_block() ? bytes : 0;
-    }
-};
-
-/// The operands of x_i = alpha A_i b_i + beta x_i as kernels see them.
-template <typename T>
-struct Operands {
-    T alpha;
-    T beta;
-    const T* b;
-    const std::int64_t* b_offsets;
-    T* x;
-    const std::int64_t* x_offsets;
-    int num_rhs;
-    bool staged;
-
-    __device__ T* item_x(std::int64_t item) const { return x + x_offsets[item]; }
-
-    /// alpha * product + beta * old without reading x when beta is 0.
-    __device__ T scale(T product, const T* old) const
-    {
-        return beta == T{} ? alpha * product : alpha * product + beta * *old;
-    }
-};
-
-template <typename T>
-Operands<T> operands_of(T alpha, const ::larch::batch::Vector<T>& b, T beta,
-                        ::larch::batch::Vector<T>& x, std::size_t staging_bytes)
-{
-    return {alpha, beta, b.get_const_values(), b.get_layout().get_const_offsets(), x.get_values(),
-            x.get_layout().get_const_offsets(), static_cast<int>(b.get_num_cols()),
-            staging_bytes > 0};
-}
-
-/// b_i of `item` (cols x num_rhs values): copied into the block's shared memory on the staged path,
-/// the global array otherwise. Every thread of the block calls it (it synchronizes the block).
-template <typename T>
-__device__ const T* load_item_b(const Operands<T>& op, std::int64_t item, int cols)
-{
-    extern __shared__ __align__(16) unsigned char staging_storage[];
-    const T* item_b = op.b + op.b_offsets[item];
-    if (!op.staged) {
-        return item_b;
-    }
-    auto staged = reinterpret_cast<T*>(staging_storage);
-    const int count = cols * op.num_rhs;
-    for (int e = threadIdx.x; e < count; e += blockDim.x) {
-        staged[e] = item_b[e];
-    }
-    __syncthreads();
-    return staged;
-}
-
-/// Where item `item`'s arrays start (shared patterns are stored once, at offset 0).
-struct ItemOffsets {
-    int rows;
-    int cols;
-    std::int64_t values;
-    std::int64_t pattern;
-};
-
-__device__ __forceinline__ ItemOffsets item_offsets(const std::int32_t* rows, const std::int32_t* cols,
-                                                    const std::int64_t* stored_offsets,
-                                                    bool shared_pattern, std::int64_t item)
-{
-    const auto values = stored_offsets[item];
-    return {rows[item], cols[item], values, shared_pattern ? 0 : values};
-}
-
-/// Rows of one CSR item, one sub-warp of `subwarp_size` lanes per row.
-template <int subwarp_size, typename T, typename I>
-__device__ void csr_subwarp_rows(int rows, const T* values, const I* col_idxs, const I* row_ptrs,
-                                 const T* item_b, const Operands<T>& op, T* item_x)
-{
-    const int lane = warp::rank<subwarp_size>();
-    const int num_subwarps = blockDim.x / subwarp_size;
-    for (int row = warp::subwarp_id_in_block<subwarp_size>(); row < rows; row += num_subwarps) {
-        const I begin = row_ptrs[row];
-        const I end = row_ptrs[row + 1];
-        for (int rhs = 0; rhs < op.num_rhs; ++rhs) {
-            T sum{};
-            for (I nz = begin + lane; nz < end; nz += subwarp_size) {
-                sum = fma(values[nz], item_b[col_idxs[nz] * op.num_rhs + rhs], sum);
-            }
-            sum = warp::all_reduce_sum<subwarp_size>(sum);
-            if (lane == 0) {
-                T* out = item_x + std::int64_t{row} * op.num_rhs + rhs;
-                *out = op.scale(sum, out);
-            }
-        }
-    }
-}
-
-/// The arrays of a batch::Csr as its kernels read them.
-template <typename T, typename I>
-struct CsrView {
-    const std::int32_t* rows;
-    const std::int32_t* cols;
-    const std::int64_t* stored_offsets;
-    const std::int64_t* row_offsets;
-    bool shared_pattern;
-    const T* values;
-    const I* col_idxs;
-    const I* row_ptrs;
-    const I* balanced_row_starts;
-    const std::int32_t* item_kernels;
-};
-
-template <typename T, typename I>
-CsrView<T, I> view_of(const ::larch::batch::Csr<T, I>& a)
-{
-    const auto& layout = a.get_layout();
-    return {layout.get_const_rows(),     layout.get_const_cols(),
-            layout.get_const_stored_offsets(), layout.get_const_row_offsets(),
-            layout.has_shared_pattern(), a.get_const_values(),
-            a.get_const_col_idxs(),      a.get_const_row_ptrs(),
-            a.get_const_balanced_row_starts(), a.get_const_item_kernels()};
-}
-
-/// One CSR item as the block that owns it sees it (b_i not yet loaded).
-template <typename T, typename I>
-struct CsrItem {
-    ItemOffsets at;
-    const T* values;
-    const I* col_idxs;
-    const I* row_ptrs;
-};
-
-template <typename T, typename I>
-__device__ CsrItem<T, I> csr_item(const CsrView<T, I>& a, std::int64_t item)
-{
-    const auto at = item_offsets(a.rows, a.cols, a.stored_offsets, a.shared_pattern, item);
-    return {at, a.values + at.values, a.col_idxs + at.pattern,
-            a.row_ptrs + (a.shared_pattern ? 0 : a.row_offsets[item] + item)};
-}
-
-/// Smart: one sub-warp per row, its size the power of two >= the item's average row length, so that
-/// a typical row keeps every lane of its sub-warp busy for one step; the same for the whole block.
-template <typename T, typename I>
-__device__ void csr_smart_item(const CsrItem<T, I>& item, const T* item_b, const Operands<T>& op,
-                               T* item_x)
-{
-    const int rows = item.at.rows;
-    const int nnz = static_cast<int>(item.row_ptrs[rows] - item.row_ptrs[0]);
-    const int mean_row_nnz = (nnz + rows - 1) / rows;
-    if (mean_row_nnz <= 1) {
-        csr_subwarp_rows<1>(rows, item.values, item.col_idxs, item.row_ptrs, item_b, op, item_x);
-    } else if (mean_row_nnz <= 2) {
-        csr_subwarp_rows<2>(rows, item.values, item.col_idxs, item.row_ptrs, item_b, op, item_x);
-    } else if (mean_row_nnz <= 4) {
-        csr_subwarp_rows<4>(rows, item.values, item.col_idxs, item.row_ptrs, item_b, op, item_x);
-    } else if (mean_row_nnz <= 8) {
-        csr_subwarp_rows<8>(rows, item.values, item.col_idxs, item.row_ptrs, item_b, op, item_x);
-    } else if (mean_row_nnz <= 16) {
-        csr_subwarp_rows<16>(rows, item.values, item.col_idxs, item.row_ptrs, item_b, op, item_x);
-    } else {
-        csr_subwarp_rows<32>(rows, item.values, item.col_idxs, item.row_ptrs, item_b, op, item_x);
-    }
-}
 
 template <int subwarp_size, typename T, typename I>
 __global__ void __launch_bounds__(SparsePolicy::max_block_size,
@@ -263,70 +49,6 @@ __global__ void __launch_bounds__(SparsePolicy::max_block_size,
         csr_smart_item(item, item_b, op, item_x);
     }
 }
-
-/// x_i = beta x_i (0 when beta is 0) by the whole block, before the atomic kernels add to it.
-template <typename T>
-__device__ void scale_item_x(int rows, const Operands<T>& op, T* item_x)
-{
-    const int count = rows * op.num_rhs;
-    for (int e = threadIdx.x; e < count; e += blockDim.x) {
-        item_x[e] = op.beta == T{} ? T{} : op.beta * item_x[e];
-    }
-    __syncthreads();
-}
-
-/**
- * The item's nonzeros in SparsePolicy::segments equal segments [s * nnz / S, (s + 1) * nnz / S), taken by
- * the block's 32-lane groups in turn, each in chunks of 32: lane l takes nonzero chunk + l, its row from
- * the functor `row_of_segment(s)` returns (called with increasing nonzeros), a segmented scan keyed by
- * the row sums each run of equal rows, and the run's last lane adds alpha * sum to x. Lanes past the
- * end carry key -1 and product 0, so they form their own run that writes nothing.
- */
-template <typename T, typename I, typename RowOfSegment>
-__device__ void accumulate_row_runs(int nnz, const T* values, const I* col_idxs,
-                                    RowOfSegment&& row_of_segment, const T* item_b,
-                                    const Operands<T>& op, T* item_x)
-{
-    constexpr int group = SparsePolicy::group_size;
-    constexpr int segments = SparsePolicy::segments;
-    const int lane = warp::rank<group>();
-    const int num_groups = blockDim.x / group;
-    for (int segment = warp::subwarp_id_in_block<group>(); segment < segments;
-         segment += num_groups) {
-        const int begin = static_cast<int>(std::int64_t{segment} * nnz / segments);
-        const int end = static_cast<int>(std::int64_t{segment + 1} * nnz / segments);
-        auto row_of = row_of_segment(segment);
-        for (int chunk = begin; chunk < end; chunk += group) {
-            const int nz = chunk + lane;
-            const bool active = nz < end;
-            const int row = active ? static_cast<int>(row_of(nz)) : -1;
-            const int next_row = warp::shuffle_down<group>(row, 1);
-            const bool last_of_run = lane == group - 1 || next_row != row;
-            for (int rhs = 0; rhs < op.num_rhs; ++rhs) {
-                const T product = active ? values[nz] * item_b[col_idxs[nz] * op.num_rhs + rhs] : T{};
-                const T run_sum = warp::segmented_inclusive_scan<group>(product, row, warp::Sum{});
-                if (active && last_of_run) {
-                    atomic_add(item_x + std::int64_t{row} * op.num_rhs + rhs, op.alpha * run_sum);
-                }
-            }
-        }
-    }
-}
-
-/// The row of nonzero `nz` of a CSR item by walking its row pointers forward from the segment's start
-/// row (the calls come with increasing nonzeros, so the walk is amortized over the segment's rows).
-template <typename I>
-struct CsrRowWalker {
-    const I* row_ptrs;
-    int row;
-    __device__ int operator()(int nz)
-    {
-        while (row_ptrs[row + 1] <= nz) {
-            ++row;
-        }
-        return row;
-    }
-};
 
 /// Balanced: x_i scaled by beta, then each 32-lane group sums its equal share of the nonzeros.
 template <typename T, typename I>
@@ -400,28 +122,14 @@ __global__ void __launch_bounds__(SparsePolicy::max_block_size, SparsePolicy::mi
                const std::int64_t* stored_offsets, bool shared_pattern, const T* values,
                const I* col_idxs, Operands<T> op)
 {
-    // One block per item, one thread per row; slot k of row r at k * rows + r (column-major).
+    // One block per item, one thread per row (ell_rows).
     const std::int64_t item = blockIdx.x;
     const auto at = item_offsets(rows, cols, stored_offsets, shared_pattern, item);
     const T* item_b = load_item_b(op, item, at.cols);
     const int width = static_cast<int>((stored_offsets[item + 1] - at.values) / at.rows);
     const T* item_values = values + at.values;
     const I* item_cols = col_idxs + at.pattern;
-    T* item_x = op.item_x(item);
-    for (int row = threadIdx.x; row < at.rows; row += blockDim.x) {
-        for (int rhs = 0; rhs < op.num_rhs; ++rhs) {
-            T sum{};
-            for (int slot = 0; slot < width; ++slot) {
-                const auto position = std::int64_t{slot} * at.rows + row;
-                const I col = item_cols[position];
-                if (col != ::larch::batch::Ell<T, I>::invalid_index) {
-                    sum = fma(item_values[position], item_b[col * op.num_rhs + rhs], sum);
-                }
-            }
-            T* out = item_x + std::int64_t{row} * op.num_rhs + rhs;
-            *out = op.scale(sum, out);
-        }
-    }
+    ell_rows(at.rows, width, item_values, item_cols, item_b, op, op.item_x(item));
 }
 
 /// The smart kernel's sub-warp for rows of `mean_row_nnz` nonzeros on average: the power of two >= it,

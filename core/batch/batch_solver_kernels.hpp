@@ -1,0 +1,75 @@
+// Kernels of the batched Krylov solvers (include/larch/batch/solver/), declared once for every backend:
+// the whole solve of every item of a batch in one call.
+//
+// Contract (core checks it before the call; kernels do not re-check):
+// - num_items > 0, every item of `a` square, b and x with the item sizes of `a` and one column, x not b,
+//   all in memory the executor can address; x holds the initial guess.
+// - `outputs` points to executor memory: per item a tolerance (> 0), and room for a status, an iteration
+//   count and a residual norm; history_slots (per item, -1: none) selects rows of max_iterations + 1
+//   entries of `history`.
+#pragma once
+
+#include <cstdint>
+
+#include "core/base/kernel_dispatch.hpp"
+#include "larch/batch/coo.hpp"
+#include "larch/batch/csr.hpp"
+#include "larch/batch/ell.hpp"
+#include "larch/batch/solver/batch_iterative_solver.hpp"
+#include "larch/batch/vector.hpp"
+
+namespace larch {
+namespace batch {
+
+/// The solve as the kernels see it (plain data, passed by value to device kernels).
+struct SolveSettings {
+    KrylovMethod method;
+    ItemPreconditioner preconditioner;
+    bool absolute_tolerance;
+    int max_iterations;
+    int max_residual_replacements;
+    int krylov_dim;  ///< GMRES restart length
+};
+
+/// Executor memory the kernels read the tolerances from and write their per-item results to.
+template <typename T>
+struct SolveOutputs {
+    const T* tolerances;
+    std::int32_t* statuses;
+    std::int32_t* iterations;
+    T* residual_norms;
+    T* thresholds;
+    const std::int32_t* history_slots;
+    T* history;
+};
+
+}  // namespace batch
+
+namespace kernels {
+
+LARCH_DECLARE_KERNEL(namespace batch_solver {
+    template <typename T, typename Matrix>
+    void solve(const DefaultExecutor& exec, const Matrix& a, const batch::SolveSettings& settings,
+               const batch::Vector<T>& b, batch::Vector<T>& x,
+               const batch::SolveOutputs<T>& outputs);
+})
+
+/// The explicit instantiations every backend's batch_solver kernel file ends with:
+/// LARCH_INSTANTIATE_FOR_EACH_VALUE_AND_INDEX_TYPE(LARCH_INSTANTIATE_BATCH_SOLVER_KERNELS); inside
+/// namespace <backend>::batch_solver.
+#define LARCH_INSTANTIATE_BATCH_SOLVER_KERNELS(T, I)                                               \
+    template void solve<T, batch::Csr<T, I>>(const DefaultExecutor&, const batch::Csr<T, I>&,     \
+                                             const batch::SolveSettings&,                         \
+                                             const batch::Vector<T>&, batch::Vector<T>&,          \
+                                             const batch::SolveOutputs<T>&);                      \
+    template void solve<T, batch::Coo<T, I>>(const DefaultExecutor&, const batch::Coo<T, I>&,     \
+                                             const batch::SolveSettings&,                         \
+                                             const batch::Vector<T>&, batch::Vector<T>&,          \
+                                             const batch::SolveOutputs<T>&);                      \
+    template void solve<T, batch::Ell<T, I>>(const DefaultExecutor&, const batch::Ell<T, I>&,     \
+                                             const batch::SolveSettings&,                         \
+                                             const batch::Vector<T>&, batch::Vector<T>&,          \
+                                             const batch::SolveOutputs<T>&)
+
+}  // namespace kernels
+}  // namespace larch

@@ -1,0 +1,219 @@
+// BatchIterativeSolver: validation at generate, and apply = one solve kernel over the batch followed by one
+// copy of the per-item results to the host.
+#include "larch/batch/solver/batch_iterative_solver.hpp"
+
+#include <cmath>
+#include <cstdint>
+#include <limits>
+
+#include "core/batch/batch_solver_kernels.hpp"
+#include "core/components/instantiation.hpp"
+
+namespace larch {
+namespace batch {
+
+std::string to_string(ToleranceType type)
+{
+    return type == ToleranceType::relative ? "relative" : "absolute";
+}
+
+ToleranceType tolerance_type_from_string(const std::string& name)
+{
+    if (name == "relative") {
+        return ToleranceType::relative;
+    }
+    LARCH_ENSURE(name == "absolute", BadInput,
+                 "unknown tolerance type '" + name + "' (expected relative or absolute)");
+    return ToleranceType::absolute;
+}
+
+std::string to_string(ItemPreconditioner preconditioner)
+{
+    return preconditioner == ItemPreconditioner::none ? "none" : "jacobi";
+}
+
+ItemPreconditioner item_preconditioner_from_string(const std::string& name)
+{
+    if (name == "none") {
+        return ItemPreconditioner::none;
+    }
+    LARCH_ENSURE(name == "jacobi", BadInput,
+                 "unknown batched preconditioner '" + name + "' (expected none or jacobi)");
+    return ItemPreconditioner::jacobi;
+}
+
+namespace {
+
+bool valid_tolerance(double tolerance) { return std::isfinite(tolerance) && tolerance > 0; }
+
+/// Calls `run(matrix)` with the system matrix as its concrete type; NotSupported for other types.
+template <typename T, typename Run>
+void with_matrix_type(const BatchLinOp<T>& matrix, const std::string& context, Run&& run)
+{
+    if (const auto csr = dynamic_cast<const Csr<T, std::int32_t>*>(&matrix)) {
+        run(*csr);
+    } else if (const auto coo = dynamic_cast<const Coo<T, std::int32_t>*>(&matrix)) {
+        run(*coo);
+    } else if (const auto ell = dynamic_cast<const Ell<T, std::int32_t>*>(&matrix)) {
+        run(*ell);
+    } else {
+        LARCH_THROW(NotSupported, context + ": the system matrix is a " + matrix.get_type_name() +
+                                      "; the batched solvers take batch::Csr, batch::Coo or batch::Ell");
+    }
+}
+
+}  // namespace
+
+template <typename T>
+BatchIterativeSolver<T>::BatchIterativeSolver(std::shared_ptr<const Executor> exec,
+                                              std::shared_ptr<const BatchLinOp<T>> system_matrix,
+                                              const batch_common_parameters& parameters,
+                                              KrylovMethod method, size_type krylov_dim,
+                                              const std::string& name)
+    : BatchLinOp<T>(std::move(exec)), name_{name}, system_matrix_{std::move(system_matrix)},
+      parameters_{parameters}, method_{method}, krylov_dim_{krylov_dim}, loggers_{parameters.loggers}
+{
+    const auto context = name_ + "::generate";
+    with_matrix_type(*system_matrix_, context, [](const auto&) {});
+    LARCH_ENSURE(this->get_executor()->memory_accessible(*system_matrix_->get_executor()), NotSupported,
+                 context + ": the system matrix lives on " + system_matrix_->get_executor()->get_name() +
+                     " but the solver on " + this->get_executor()->get_name() +
+                     "; copy it there first (clone_to)");
+    const auto num_items = system_matrix_->get_num_items();
+    for (size_type item = 0; item < num_items; ++item) {
+        const auto size = system_matrix_->get_item_size(item);
+        LARCH_ENSURE(size.rows == size.cols, DimensionMismatch,
+                     context + ": item " + std::to_string(item) + " of the system matrix is " +
+                         to_string(size) + ", not square");
+    }
+    LARCH_ENSURE(parameters_.max_iterations >= 1 &&
+                     parameters_.max_iterations < static_cast<size_type>(std::numeric_limits<int>::max()),
+                 BadInput,
+                 context + ": max_iterations is " + std::to_string(parameters_.max_iterations) +
+                     " (expected at least 1 and below 2^31 - 1)");
+    LARCH_ENSURE(parameters_.max_residual_replacements <= 1000, BadInput,
+                 context + ": max_residual_replacements is " +
+                     std::to_string(parameters_.max_residual_replacements) + " (expected at most 1000)");
+    if (parameters_.item_tolerances.empty()) {
+        LARCH_ENSURE(valid_tolerance(parameters_.tolerance), BadInput,
+                     context + ": the tolerance is " + std::to_string(parameters_.tolerance) +
+                         " (expected a finite value > 0)");
+    } else {
+        LARCH_ENSURE(parameters_.item_tolerances.size() == num_items, DimensionMismatch,
+                     context + ": " + std::to_string(parameters_.item_tolerances.size()) +
+                         " item tolerances for a batch of " + std::to_string(num_items) + " items");
+        for (size_type item = 0; item < num_items; ++item) {
+            LARCH_ENSURE(valid_tolerance(parameters_.item_tolerances[item]), BadInput,
+                         context + ": the tolerance of item " + std::to_string(item) + " is " +
+                             std::to_string(parameters_.item_tolerances[item]) +
+                             " (expected a finite value > 0)");
+        }
+    }
+    for (const auto& logger : loggers_) {
+        LARCH_ENSURE(logger, BadInput, context + ": a logger is null");
+    }
+}
+
+template <typename T>
+BatchSolveResult BatchIterativeSolver<T>::get_result() const
+{
+    std::lock_guard<std::mutex> lock{result_mutex_};
+    return result_;
+}
+
+template <typename T>
+void BatchIterativeSolver<T>::add_logger(std::shared_ptr<BatchLogger> logger)
+{
+    LARCH_ENSURE(logger, BadInput, name_ + "::add_logger: the logger is null");
+    loggers_.push_back(std::move(logger));
+}
+
+template <typename T>
+void BatchIterativeSolver<T>::apply_impl(const Vector<T>& b, Vector<T>& x) const
+{
+    const auto context = name_ + "::apply";
+    LARCH_ENSURE(b.get_num_cols() == 1, NotSupported,
+                 context + ": b has " + std::to_string(b.get_num_cols()) +
+                     " columns; the batched solvers take one right-hand side per item");
+    const auto& exec = this->get_executor();
+    const auto num_items = get_num_items();
+    const auto max_iterations = static_cast<int>(parameters_.max_iterations);
+
+    std::vector<T> tolerances(num_items, static_cast<T>(parameters_.tolerance));
+    for (size_type item = 0; item < parameters_.item_tolerances.size(); ++item) {
+        tolerances[item] = static_cast<T>(parameters_.item_tolerances[item]);
+    }
+    // History rows for the items the loggers ask for, in order of first request.
+    std::vector<std::int32_t> slots(num_items, -1);
+    std::vector<size_type> tracked;
+    for (const auto& logger : loggers_) {
+        for (const auto item : logger->get_history_items()) {
+            LARCH_ENSURE(item < num_items, BadInput,
+                         context + ": a logger asks for the history of item " + std::to_string(item) +
+                             " of a batch of " + std::to_string(num_items) + " items");
+            if (slots[item] < 0) {
+                slots[item] = static_cast<std::int32_t>(tracked.size());
+                tracked.push_back(item);
+            }
+        }
+    }
+    const auto history_length = static_cast<size_type>(max_iterations) + 1;
+    const std::vector<T> unset_history(std::max<size_type>(tracked.size(), 1) * history_length,
+                                       std::numeric_limits<T>::quiet_NaN());
+
+    array<T> item_tolerances{exec, tolerances.begin(), tolerances.end()};
+    array<std::int32_t> history_slots{exec, slots.begin(), slots.end()};
+    array<T> history{exec, unset_history.begin(), unset_history.end()};
+    array<std::int32_t> statuses{exec, num_items};
+    array<std::int32_t> iterations{exec, num_items};
+    array<T> residual_norms{exec, num_items};
+    array<T> thresholds{exec, num_items};
+    const SolveOutputs<T> outputs{item_tolerances.get_const_data(), statuses.get_data(),
+                                  iterations.get_data(),           residual_norms.get_data(),
+                                  thresholds.get_data(),           history_slots.get_const_data(),
+                                  history.get_data()};
+    const SolveSettings settings{method_,
+                                 parameters_.preconditioner,
+                                 parameters_.tolerance_type == ToleranceType::absolute,
+                                 max_iterations,
+                                 static_cast<int>(parameters_.max_residual_replacements),
+                                 static_cast<int>(krylov_dim_)};
+    with_matrix_type(*system_matrix_, context, [&](const auto& matrix) {
+        LARCH_RUN_KERNEL(exec, batch_solver::solve, matrix, settings, b, x, outputs);
+    });
+
+    const auto host_statuses = statuses.copy_to_host();
+    const auto host_iterations = iterations.copy_to_host();
+    const auto host_norms = residual_norms.copy_to_host();
+    const auto host_thresholds = thresholds.copy_to_host();
+    const auto host_history = history.copy_to_host();
+    std::vector<ItemStatus> item_statuses(num_items);
+    std::vector<size_type> item_iterations(num_items);
+    std::vector<double> item_norms(num_items);
+    std::vector<double> item_thresholds(num_items);
+    for (size_type item = 0; item < num_items; ++item) {
+        item_statuses[item] = static_cast<ItemStatus>(host_statuses[item]);
+        item_iterations[item] = static_cast<size_type>(host_iterations[item]);
+        item_norms[item] = static_cast<double>(host_norms[item]);
+        item_thresholds[item] = static_cast<double>(host_thresholds[item]);
+    }
+    std::map<size_type, std::vector<double>> histories;
+    for (size_type slot = 0; slot < tracked.size(); ++slot) {
+        const auto item = tracked[slot];
+        const auto begin = host_history.begin() + static_cast<std::ptrdiff_t>(slot * history_length);
+        histories[item].assign(begin, begin + static_cast<std::ptrdiff_t>(item_iterations[item] + 1));
+    }
+    BatchSolveResult result{std::move(item_statuses), std::move(item_iterations), std::move(item_norms),
+                            std::move(item_thresholds), std::move(histories)};
+    for (const auto& logger : loggers_) {
+        logger->on_batch_solve(result);
+    }
+    std::lock_guard<std::mutex> lock{result_mutex_};
+    result_ = std::move(result);
+}
+
+#define LARCH_INSTANTIATE_BATCH_ITERATIVE_SOLVER(T) template class BatchIterativeSolver<T>
+LARCH_INSTANTIATE_FOR_EACH_VALUE_TYPE(LARCH_INSTANTIATE_BATCH_ITERATIVE_SOLVER);
+
+}  // namespace batch
+}  // namespace larch

@@ -1,0 +1,21 @@
+// batch::Bicgstab: the per-item BiCGSTAB of the batched solve kernels behind the common BatchIterativeSolver.
+#include "larch/batch/solver/bicgstab.hpp"
+
+#include "core/components/instantiation.hpp"
+
+namespace larch {
+namespace batch {
+
+template <typename T>
+Bicgstab<T>::Bicgstab(std::shared_ptr<const Executor> exec, const parameters_type& parameters,
+          std::shared_ptr<const BatchLinOp<T>> system_matrix)
+    : BatchIterativeSolver<T>(std::move(exec), std::move(system_matrix), parameters, KrylovMethod::bicgstab,
+                              0, std::string{"batch::Bicgstab<"} + type_name<T>() + ">"),
+      parameters_{parameters}
+{}
+
+#define LARCH_INSTANTIATE_BATCH_BICGSTAB(T) template class Bicgstab<T>
+LARCH_INSTANTIATE_FOR_EACH_VALUE_TYPE(LARCH_INSTANTIATE_BATCH_BICGSTAB);
+
+}  // namespace batch
+}  // namespace larch

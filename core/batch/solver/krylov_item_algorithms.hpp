@@ -1,0 +1,251 @@
+// The batched Krylov methods written once per item, over a handful of item-level building blocks, so that
+// the reference backend runs them item after item, OpenMP items in parallel, and CUDA/HIP one thread block
+// per item (the same source compiled as host and as device code).
+//
+// An `Item` provides (every call is collective on the device: all threads of the item's block make it,
+// and it returns only once its result is visible to all of them):
+//   int rows();                          T* vector(int k);   // workspace vector k (rows entries)
+//   void for_rows(F f);                  // f(row) for every row (each thread its share), then a barrier
+//   T dot(const T* a, const T* b);       // the same value on every thread
+//   void spmv(const T* in, T* out);      // out = A_i in
+//   void precondition(const T* in, T* out);   // out = M_i^{-1} in
+//   void record(int iteration, T norm);  // residual history entry (ignored for untracked items)
+// Scalars are computed redundantly by every thread from the same reduced values, so all threads of an
+// item take the same branches and leave the loops together.
+#pragma once
+
+#include <cmath>
+
+#include "larch/batch/solver/solve_result.hpp"
+
+#if defined(__CUDACC__) || defined(__HIP__)
+#define LARCH_ITEM_FUNCTION __host__ __device__ inline
+#else
+#define LARCH_ITEM_FUNCTION inline
+#endif
+
+namespace larch {
+namespace batch {
+namespace item {
+
+/// What one item must meet and may spend.
+template <typename T>
+struct ItemCriterion {
+    T tolerance;
+    bool absolute;
+    int max_iterations;
+    int max_residual_replacements;
+};
+
+/// How one item's solve ended (status as stored by the kernels; residual_norm: the true residual).
+template <typename T>
+struct ItemOutcome {
+    ItemStatus status;
+    int iterations;
+    T residual_norm;
+    T threshold;
+};
+
+/// False for NaN and +-Inf (v - v is exactly 0 for every finite v), on host and device alike.
+template <typename T>
+LARCH_ITEM_FUNCTION bool is_finite(T value)
+{
+    return value - value == T{};
+}
+
+/// 1 / d, or 1 for d = 0 (scalar Jacobi leaves a row without a diagonal entry unscaled).
+template <typename T>
+LARCH_ITEM_FUNCTION T jacobi_scale(T diagonal_entry)
+{
+    return diagonal_entry == T{} ? T{1} : T{1} / diagonal_entry;
+}
+
+/// r = b - A x; returns ||r||.
+template <typename Item, typename T>
+LARCH_ITEM_FUNCTION T true_residual(Item& item, const T* b, const T* x, T* r)
+{
+    item.spmv(x, r);
+    item.for_rows([&](int row) { r[row] = b[row] - r[row]; });
+    return std::sqrt(item.dot(r, r));
+}
+
+/**
+ * Preconditioned CG (Hestenes-Stiefel) from r = b - A x (workspace vector 0) until the recursive residual
+ * meets `threshold`, a breakdown, NaN/Inf or the iteration limit; `iterations` counts on. Vectors: r, z,
+ * p, q (= A p).
+ */
+struct CgMethod {
+    static constexpr int num_vectors = 4;
+
+    template <typename Item, typename T>
+    LARCH_ITEM_FUNCTION static ItemStatus iterate(Item& item, T threshold, int max_iterations, T* x,
+                                                  int& iterations)
+    {
+        T* r = item.vector(0);
+        T* z = item.vector(1);
+        T* p = item.vector(2);
+        T* q = item.vector(3);
+        item.precondition(r, z);
+        item.for_rows([&](int row) { p[row] = z[row]; });
+        T rho = item.dot(r, z);
+        while (iterations < max_iterations) {
+            if (rho == T{}) {
+                return ItemStatus::breakdown;
+            }
+            item.spmv(p, q);
+            const T p_q = item.dot(p, q);
+            if (p_q == T{}) {
+                return ItemStatus::breakdown;
+            }
+            const T alpha = rho / p_q;
+            item.for_rows([&](int row) {
+                x[row] += alpha * p[row];
+                r[row] -= alpha * q[row];
+            });
+            ++iterations;
+            const T r_norm = std::sqrt(item.dot(r, r));
+            item.record(iterations, r_norm);
+            if (!is_finite(r_norm)) {
+                return ItemStatus::non_finite;
+            }
+            if (r_norm <= threshold) {
+                return ItemStatus::converged;
+            }
+            item.precondition(r, z);
+            const T rho_next = item.dot(r, z);
+            const T beta = rho_next / rho;
+            rho = rho_next;
+            item.for_rows([&](int row) { p[row] = z[row] + beta * p[row]; });
+        }
+        return ItemStatus::max_iterations;
+    }
+};
+
+/**
+ * Preconditioned BiCGSTAB (van der Vorst 1992, right preconditioning) from r = b - A x, as CgMethod.
+ * Vectors: r (also s), r_hat, p, v, p_hat (also s_hat), t. An iteration whose half step already meets the
+ * threshold stops there (x was updated with alpha p_hat).
+ */
+struct BicgstabMethod {
+    static constexpr int num_vectors = 6;
+
+    template <typename Item, typename T>
+    LARCH_ITEM_FUNCTION static ItemStatus iterate(Item& item, T threshold, int max_iterations, T* x,
+                                                  int& iterations)
+    {
+        T* r = item.vector(0);
+        T* r_hat = item.vector(1);
+        T* p = item.vector(2);
+        T* v = item.vector(3);
+        T* p_hat = item.vector(4);
+        T* t = item.vector(5);
+        item.for_rows([&](int row) {
+            r_hat[row] = r[row];
+            p[row] = T{};
+            v[row] = T{};
+        });
+        T rho{1};
+        T alpha{1};
+        T omega{1};
+        while (iterations < max_iterations) {
+            const T rho_next = item.dot(r_hat, r);
+            if (rho_next == T{}) {
+                return ItemStatus::breakdown;
+            }
+            const T beta = (rho_next / rho) * (alpha / omega);
+            rho = rho_next;
+            item.for_rows([&](int row) { p[row] = r[row] + beta * (p[row] - omega * v[row]); });
+            item.precondition(p, p_hat);
+            item.spmv(p_hat, v);
+            const T r_hat_v = item.dot(r_hat, v);
+            if (r_hat_v == T{}) {
+                return ItemStatus::breakdown;
+            }
+            alpha = rho / r_hat_v;
+            item.for_rows([&](int row) {
+                x[row] += alpha * p_hat[row];
+                r[row] -= alpha * v[row];
+            });
+            const T s_norm = std::sqrt(item.dot(r, r));
+            if (!is_finite(s_norm) || s_norm <= threshold) {
+                ++iterations;
+                item.record(iterations, s_norm);
+                return is_finite(s_norm) ? ItemStatus::converged : ItemStatus::non_finite;
+            }
+            item.precondition(r, p_hat);
+            item.spmv(p_hat, t);
+            const T t_t = item.dot(t, t);
+            if (t_t == T{}) {
+                ++iterations;
+                return ItemStatus::breakdown;
+            }
+            omega = item.dot(t, r) / t_t;
+            item.for_rows([&](int row) {
+                x[row] += omega * p_hat[row];
+                r[row] -= omega * t[row];
+            });
+            ++iterations;
+            const T r_norm = std::sqrt(item.dot(r, r));
+            item.record(iterations, r_norm);
+            if (!is_finite(r_norm)) {
+                return ItemStatus::non_finite;
+            }
+            if (r_norm <= threshold) {
+                return ItemStatus::converged;
+            }
+            if (omega == T{}) {
+                return ItemStatus::breakdown;
+            }
+        }
+        return ItemStatus::max_iterations;
+    }
+};
+
+/**
+ * The per-item driver every backend runs: b_i = 0 gives x_i = 0; otherwise the method iterates from the
+ * true residual, and whenever it stops the true residual decides: converged if it meets the threshold,
+ * non_finite if it is NaN/Inf, max_iterations when the budget is spent, else a restart from it (at most
+ * max_residual_replacements times; then breakdown or residual_gap). Vector 0 of the item holds r.
+ */
+template <typename Method, typename Item, typename T>
+LARCH_ITEM_FUNCTION ItemOutcome<T> solve_item(Item& item, const ItemCriterion<T>& criterion, const T* b,
+                                              T* x)
+{
+    const T b_norm = std::sqrt(item.dot(b, b));
+    const T threshold = criterion.absolute ? criterion.tolerance : criterion.tolerance * b_norm;
+    if (!is_finite(b_norm)) {
+        return {ItemStatus::non_finite, 0, b_norm, threshold};
+    }
+    if (b_norm == T{}) {
+        item.for_rows([&](int row) { x[row] = T{}; });
+        item.record(0, T{});
+        return {ItemStatus::converged, 0, T{}, threshold};
+    }
+    T* r = item.vector(0);
+    T r_norm = true_residual(item, b, x, r);
+    item.record(0, r_norm);
+    int iterations = 0;
+    ItemStatus last_stop = ItemStatus::converged;
+    for (int restarts = 0;; ++restarts) {
+        if (!is_finite(r_norm)) {
+            return {ItemStatus::non_finite, iterations, r_norm, threshold};
+        }
+        if (r_norm <= threshold) {
+            return {ItemStatus::converged, iterations, r_norm, threshold};
+        }
+        if (iterations >= criterion.max_iterations) {
+            return {ItemStatus::max_iterations, iterations, r_norm, threshold};
+        }
+        if (restarts > criterion.max_residual_replacements) {
+            return {last_stop == ItemStatus::breakdown ? ItemStatus::breakdown : ItemStatus::residual_gap,
+                    iterations, r_norm, threshold};
+        }
+        last_stop = Method::iterate(item, threshold, criterion.max_iterations, x, iterations);
+        r_norm = true_residual(item, b, x, r);
+        item.record(iterations, r_norm);
+    }
+}
+
+}  // namespace item
+}  // namespace batch
+}  // namespace larch

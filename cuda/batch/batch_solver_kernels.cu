@@ -1,0 +1,379 @@
+// CUDA/HIP kernels of the batched Krylov solvers: the whole solve of every item in ONE launch, one thread
+// block per item running the per-item algorithm of core/batch/solver/krylov_item_algorithms.hpp, its SpMV
+// the device routines of the batched sparse SpMV (batch_sparse_spmv.cuh), its dot products block
+// all-reduces. An item that has converged (or failed) leaves the kernel while its neighbours iterate on;
+// there is no host synchronization between iterations.
+//
+// Memory: when the Krylov vectors, the Jacobi scales, b_i and x_i of the largest item fit in the block's
+// shared memory ((vectors + 2) x max rows values, at most the device's shared memory per block), every
+// item works on shared copies and writes x_i back at the end. Otherwise (items of several thousand rows)
+// every item works in a global workspace of vectors x rows_i values at vectors x its row offset, and on
+// b_i and x_i in place; the kernels are the same, only the pointers differ.
+#include <algorithm>
+#include <cstdint>
+#include <type_traits>
+
+#include "core/batch/batch_solver_kernels.hpp"
+#include "core/batch/solver/krylov_item_algorithms.hpp"
+#include "core/components/instantiation.hpp"
+#include "cuda/base/runtime.hpp"
+#include "cuda/batch/batch_sparse_spmv.cuh"
+#include "cuda/components/reduction.cuh"
+
+namespace larch {
+namespace kernels {
+namespace LARCH_DEVICE_NAMESPACE {
+namespace batch_solver {
+
+using batch_sparse::Operands;
+
+/// x = A_i b as the SpMV routines take it: alpha 1, beta 0 (x only written), one column, b not staged.
+template <typename T>
+__device__ Operands<T> plain_product()
+{
+    return {T{1}, T{}, nullptr, nullptr, nullptr, nullptr, 1, false};
+}
+
+/// One CSR item: scalar rows where batch::Csr chose scalar for it, smart rows otherwise (balanced items
+/// too: its precomputed segments assume the SpMV kernel's staging of b, which the solver replaces).
+template <typename T, typename I>
+struct CsrItemMatrix {
+    batch_sparse::CsrItem<T, I> item;
+    bool scalar;
+
+    __device__ int rows() const { return item.at.rows; }
+    __device__ void apply(const T* in, T* out) const
+    {
+        if (scalar) {
+            batch_sparse::csr_subwarp_rows<1>(item.at.rows, item.values, item.col_idxs, item.row_ptrs, in,
+                                              plain_product<T>(), out);
+        } else {
+            batch_sparse::csr_smart_item(item, in, plain_product<T>(), out);
+        }
+    }
+    /// diag[r] = A(r, r) (0 if not stored), one thread per row.
+    __device__ void diagonal(T* diag) const
+    {
+        for (int row = threadIdx.x; row < item.at.rows; row += blockDim.x) {
+            T entry{};
+            for (I nz = item.row_ptrs[row]; nz < item.row_ptrs[row + 1]; ++nz) {
+                if (item.col_idxs[nz] == row) {
+                    entry = item.values[nz];
+                }
+            }
+            diag[row] = entry;
+        }
+    }
+};
+
+template <typename T, typename I>
+struct CsrBatch {
+    batch_sparse::CsrView<T, I> view;
+    __device__ CsrItemMatrix<T, I> item(std::int64_t index) const
+    {
+        return {batch_sparse::csr_item(view, index),
+                view.item_kernels[index] == static_cast<std::int32_t>(::larch::batch::CsrSpmvKernel::scalar)};
+    }
+};
+
+/// One COO item: the segmented-scan SpMV of batch::Coo.
+template <typename T, typename I>
+struct CooItemMatrix {
+    int num_rows;
+    int nnz;
+    const T* values;
+    const I* row_idxs;
+    const I* col_idxs;
+
+    __device__ int rows() const { return num_rows; }
+    __device__ void apply(const T* in, T* out) const
+    {
+        const auto op = plain_product<T>();
+        batch_sparse::scale_item_x(num_rows, op, out);
+        const I* item_rows = row_idxs;
+        batch_sparse::accumulate_row_runs(
+            nnz, values, col_idxs,
+            [item_rows](int) { return [item_rows](int nz) { return item_rows[nz]; }; }, in, op, out);
+    }
+    /// Zeros, then each stored diagonal entry (unique) written by the thread that meets it.
+    __device__ void diagonal(T* diag) const
+    {
+        for (int row = threadIdx.x; row < num_rows; row += blockDim.x) {
+            diag[row] = T{};
+        }
+        __syncthreads();
+        for (int nz = threadIdx.x; nz < nnz; nz += blockDim.x) {
+            if (row_idxs[nz] == col_idxs[nz]) {
+                diag[row_idxs[nz]] = values[nz];
+            }
+        }
+    }
+};
+
+template <typename T, typename I>
+struct CooBatch {
+    const std::int32_t* rows;
+    const std::int64_t* stored_offsets;
+    bool shared_pattern;
+    const T* values;
+    const I* row_idxs;
+    const I* col_idxs;
+    __device__ CooItemMatrix<T, I> item(std::int64_t index) const
+    {
+        const auto at = batch_sparse::item_offsets(rows, rows, stored_offsets, shared_pattern, index);
+        return {at.rows, static_cast<int>(stored_offsets[index + 1] - at.values), values + at.values,
+                row_idxs + at.pattern, col_idxs + at.pattern};
+    }
+};
+
+/// One ELL item: one thread per row over the column-major slots.
+template <typename T, typename I>
+struct EllItemMatrix {
+    int num_rows;
+    int width;
+    const T* values;
+    const I* col_idxs;
+
+    __device__ int rows() const { return num_rows; }
+    __device__ void apply(const T* in, T* out) const
+    {
+        batch_sparse::ell_rows(num_rows, width, values, col_idxs, in, plain_product<T>(), out);
+    }
+    __device__ void diagonal(T* diag) const
+    {
+        for (int row = threadIdx.x; row < num_rows; row += blockDim.x) {
+            T entry{};
+            for (int slot = 0; slot < width; ++slot) {
+                const auto position = std::int64_t{slot} * num_rows + row;
+                if (col_idxs[position] == row) {
+                    entry = values[position];
+                }
+            }
+            diag[row] = entry;
+        }
+    }
+};
+
+template <typename T, typename I>
+struct EllBatch {
+    const std::int32_t* rows;
+    const std::int64_t* stored_offsets;
+    bool shared_pattern;
+    const T* values;
+    const I* col_idxs;
+    __device__ EllItemMatrix<T, I> item(std::int64_t index) const
+    {
+        const auto at = batch_sparse::item_offsets(rows, rows, stored_offsets, shared_pattern, index);
+        return {at.rows, static_cast<int>((stored_offsets[index + 1] - at.values) / at.rows),
+                values + at.values, col_idxs + at.pattern};
+    }
+};
+
+template <typename T, typename I>
+CsrBatch<T, I> batch_view(const ::larch::batch::Csr<T, I>& a)
+{
+    return {batch_sparse::view_of(a)};
+}
+
+template <typename T, typename I>
+CooBatch<T, I> batch_view(const ::larch::batch::Coo<T, I>& a)
+{
+    const auto& layout = a.get_layout();
+    return {layout.get_const_rows(), layout.get_const_stored_offsets(), layout.has_shared_pattern(),
+            a.get_const_values(), a.get_const_row_idxs(), a.get_const_col_idxs()};
+}
+
+template <typename T, typename I>
+EllBatch<T, I> batch_view(const ::larch::batch::Ell<T, I>& a)
+{
+    const auto& layout = a.get_layout();
+    return {layout.get_const_rows(), layout.get_const_stored_offsets(), layout.has_shared_pattern(),
+            a.get_const_values(), a.get_const_col_idxs()};
+}
+
+/// The Item of krylov_item_algorithms.hpp for one thread block: rows strided over the threads, a barrier
+/// after every vector update and SpMV, dot products by block all-reduce (the same value on every thread).
+template <int block_size, typename T, typename Matrix>
+struct BlockItem {
+    Matrix matrix;
+    T* workspace;
+    const T* jacobi;
+    T* history;
+
+    __device__ int rows() const { return matrix.rows(); }
+    __device__ T* vector(int k) const { return workspace + static_cast<std::int64_t>(k) * matrix.rows(); }
+    template <typename F>
+    __device__ void for_rows(F f) const
+    {
+        for (int row = threadIdx.x; row < matrix.rows(); row += block_size) {
+            f(row);
+        }
+        __syncthreads();
+    }
+    __device__ T dot(const T* u, const T* v) const
+    {
+        T sum{};
+        for (int row = threadIdx.x; row < matrix.rows(); row += block_size) {
+            sum = fma(u[row], v[row], sum);
+        }
+        return block_all_reduce<block_size>(sum, warp::Sum{});
+    }
+    __device__ void spmv(const T* in, T* out) const
+    {
+        matrix.apply(in, out);
+        __syncthreads();
+    }
+    __device__ void precondition(const T* in, T* out) const
+    {
+        const T* scales = jacobi;
+        for_rows([=](int row) { out[row] = scales ? scales[row] * in[row] : in[row]; });
+    }
+    __device__ void record(int iteration, T norm) const
+    {
+        if (history && threadIdx.x == 0) {
+            history[iteration] = norm;
+        }
+    }
+};
+
+/// Where b, x and the global workspace (null: shared-memory path) are.
+template <typename T>
+struct SolveOperands {
+    const T* b;
+    T* x;
+    const std::int64_t* offsets;
+    T* global_workspace;
+};
+
+template <int block_size, typename Method, typename T, typename Batch>
+__global__ void __launch_bounds__(block_size)
+    solve_kernel(Batch a, ::larch::batch::SolveSettings settings, SolveOperands<T> operands,
+                 ::larch::batch::SolveOutputs<T> outputs)
+{
+    // One block per item, rows strided over its threads; the item's whole solve, then its results.
+    namespace item_algorithms = ::larch::batch::item;
+    extern __shared__ __align__(16) unsigned char solver_storage[];
+    const std::int64_t index = blockIdx.x;
+    const auto matrix = a.item(index);
+    const int rows = matrix.rows();
+    const bool jacobi = settings.preconditioner == ::larch::batch::ItemPreconditioner::jacobi;
+    const int num_vectors = Method::num_vectors + (jacobi ? 1 : 0);
+    const std::int64_t offset = operands.offsets[index];
+    const bool in_shared = operands.global_workspace == nullptr;
+    T* workspace = in_shared ? reinterpret_cast<T*>(solver_storage)
+                             : operands.global_workspace + num_vectors * offset;
+    T* item_x = in_shared ? workspace + std::int64_t{num_vectors} * rows : operands.x + offset;
+    T* staged_b = item_x + rows;
+    const T* item_b = in_shared ? staged_b : operands.b + offset;
+    if (in_shared) {
+        for (int row = threadIdx.x; row < rows; row += block_size) {
+            item_x[row] = operands.x[offset + row];
+            staged_b[row] = operands.b[offset + row];
+        }
+    }
+    T* jacobi_scales = jacobi ? workspace + std::int64_t{Method::num_vectors} * rows : nullptr;
+    if (jacobi) {
+        matrix.diagonal(jacobi_scales);
+        __syncthreads();
+        for (int row = threadIdx.x; row < rows; row += block_size) {
+            jacobi_scales[row] = item_algorithms::jacobi_scale(jacobi_scales[row]);
+        }
+    }
+    __syncthreads();
+    const auto slot = outputs.history_slots[index];
+    T* history = slot < 0 ? nullptr : outputs.history + std::int64_t{slot} * (settings.max_iterations + 1);
+    BlockItem<block_size, T, decltype(matrix)> item{matrix, workspace, jacobi_scales, history};
+    const item_algorithms::ItemCriterion<T> criterion{outputs.tolerances[index], settings.absolute_tolerance,
+                                                      settings.max_iterations,
+                                                      settings.max_residual_replacements};
+    const auto outcome = item_algorithms::solve_item<Method>(item, criterion, item_b, item_x);
+    if (in_shared) {
+        for (int row = threadIdx.x; row < rows; row += block_size) {
+            operands.x[offset + row] = item_x[row];
+        }
+    }
+    if (threadIdx.x == 0) {
+        outputs.statuses[index] = static_cast<std::int32_t>(outcome.status);
+        outputs.iterations[index] = outcome.iterations;
+        outputs.residual_norms[index] = outcome.residual_norm;
+        outputs.thresholds[index] = outcome.threshold;
+    }
+}
+
+/// Launch policy of the solve kernels: one block per item, its size from the largest item's rows (a
+/// thread per row up to 256; fewer threads per row leave fewer idle on small items), and the shared
+/// memory of the vectors when they fit.
+struct SolverPolicy {
+    static int block_size(size_type max_rows) { return max_rows <= 64 ? 64 : max_rows <= 128 ? 128 : 256; }
+
+    /// Dynamic shared memory of the shared path, or 0 (global workspace) when the largest item does not fit
+    /// beside the block all-reduce's static shared memory.
+    template <typename T>
+    static std::size_t shared_bytes(const DefaultExecutor& exec, int num_vectors, size_type max_rows,
+                                    int block)
+    {
+        const auto bytes = static_cast<std::size_t>(num_vectors + 2) * max_rows * sizeof(T);
+        const auto reserved = static_cast<std::size_t>(block / 32) * sizeof(T);
+        return bytes + reserved <= exec.get_shared_memory_per_block() ? bytes : 0;
+    }
+};
+
+template <int block_size, typename Method, typename T, typename Batch>
+void launch_solve(const DefaultExecutor& exec, const Batch& view, size_type num_items, size_type max_rows,
+                  size_type total_rows, const ::larch::batch::SolveSettings& settings,
+                  const ::larch::batch::Vector<T>& b, ::larch::batch::Vector<T>& x,
+                  const ::larch::batch::SolveOutputs<T>& outputs)
+{
+    const int num_vectors =
+        Method::num_vectors +
+        (settings.preconditioner == ::larch::batch::ItemPreconditioner::jacobi ? 1 : 0);
+    const auto shared = SolverPolicy::shared_bytes<T>(exec, num_vectors, max_rows, block_size);
+    array<T> global_workspace{exec.shared_from_this()};
+    if (shared == 0) {
+        global_workspace.resize_and_reset(static_cast<size_type>(num_vectors) * total_rows);
+    }
+    const SolveOperands<T> operands{b.get_const_values(), x.get_values(), b.get_layout().get_const_offsets(),
+                                    shared == 0 ? global_workspace.get_data() : nullptr};
+    solve_kernel<block_size, Method, T, Batch>
+        <<<static_cast<unsigned>(num_items), block_size, shared>>>(view, settings, operands, outputs);
+    LARCH_LAUNCH_CHECK("batch_solver::solve_kernel");
+    if (shared == 0) {
+        // The workspace is freed at return: wait for the kernel that uses it.
+        LARCH_DEVICE_CHECK(LARCH_RT(DeviceSynchronize)());
+    }
+}
+
+template <typename T, typename Matrix>
+void solve(const DefaultExecutor& exec, const Matrix& a, const ::larch::batch::SolveSettings& settings,
+           const ::larch::batch::Vector<T>& b, ::larch::batch::Vector<T>& x,
+           const ::larch::batch::SolveOutputs<T>& outputs)
+{
+    const auto& layout = a.get_layout();
+    const auto view = batch_view(a);
+    const auto max_rows = layout.get_max_size().rows;
+    const auto dispatch = [&](auto method) {
+        using Method = decltype(method);
+        const auto launch = [&](auto block) {
+            launch_solve<decltype(block)::value, Method>(exec, view, a.get_num_items(), max_rows,
+                                                         layout.get_total_rows(), settings, b, x, outputs);
+        };
+        switch (SolverPolicy::block_size(max_rows)) {
+        case 64: launch(std::integral_constant<int, 64>{}); break;
+        case 128: launch(std::integral_constant<int, 128>{}); break;
+        default: launch(std::integral_constant<int, 256>{}); break;
+        }
+    };
+    switch (settings.method) {
+    case ::larch::batch::KrylovMethod::cg: dispatch(::larch::batch::item::CgMethod{}); break;
+    case ::larch::batch::KrylovMethod::bicgstab: dispatch(::larch::batch::item::BicgstabMethod{}); break;
+    case ::larch::batch::KrylovMethod::gmres:
+        LARCH_THROW(NotSupported, "batch_solver::solve: GMRES is not implemented on " LARCH_DEVICE_NAME " yet");
+    }
+}
+
+LARCH_INSTANTIATE_FOR_EACH_VALUE_AND_INDEX_TYPE(LARCH_INSTANTIATE_BATCH_SOLVER_KERNELS);
+
+}  // namespace batch_solver
+}  // namespace LARCH_DEVICE_NAMESPACE
+}  // namespace kernels
+}  // namespace larch

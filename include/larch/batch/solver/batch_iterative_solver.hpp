@@ -1,0 +1,182 @@
+// The common part of the batched Krylov solvers (batch::Cg, batch::Bicgstab, batch::Gmres): their
+// parameters, their factory, and the BatchLinOp that solves A_i x_i = b_i for every item independently.
+#pragma once
+
+#include <memory>
+#include <mutex>
+#include <string>
+#include <vector>
+
+#include "larch/base/exception.hpp"
+#include "larch/batch/batch_lin_op.hpp"
+#include "larch/batch/solver/batch_logger.hpp"
+#include "larch/batch/solver/solve_result.hpp"
+
+namespace larch {
+namespace batch {
+
+/// What an item's tolerance is compared with: ||r_i|| <= tol_i ||b_i|| (relative) or ||r_i|| <= tol_i.
+enum class ToleranceType { relative, absolute };
+
+/// The preconditioner each item gets (generated per item inside the solve, from the item's own matrix).
+enum class ItemPreconditioner {
+    none,
+    jacobi,  ///< scalar Jacobi: M_i = diag(A_i); a zero diagonal entry leaves its row unscaled
+};
+
+/// "relative" / "absolute"; "none" / "jacobi". The *_from_string functions throw BadInput listing the names.
+std::string to_string(ToleranceType type);
+ToleranceType tolerance_type_from_string(const std::string& name);
+std::string to_string(ItemPreconditioner preconditioner);
+ItemPreconditioner item_preconditioner_from_string(const std::string& name);
+
+/// The parameters every batched solver takes (plain data; see batch_solver_parameters for the builder).
+struct batch_common_parameters {
+    /// Iterations each item may run (>= 1); an item stops earlier when its own criterion holds.
+    size_type max_iterations = 100;
+    /// The tolerance of every item (> 0 and finite), unless item_tolerances is given.
+    double tolerance = 1e-8;
+    /// One tolerance per item (then its size must be the number of items); empty: `tolerance` for all.
+    std::vector<double> item_tolerances;
+    ToleranceType tolerance_type = ToleranceType::relative;
+    ItemPreconditioner preconditioner = ItemPreconditioner::none;
+    /// How often an item may restart from its true residual after a breakdown or after its recursive
+    /// residual met the tolerance while the true one did not.
+    size_type max_residual_replacements = 5;
+    std::vector<std::shared_ptr<BatchLogger>> loggers;
+};
+
+/// Builder methods shared by the batched solvers' parameter types; `on(exec)` makes the factory.
+template <typename Derived, typename Factory>
+struct batch_solver_parameters : batch_common_parameters {
+    Derived& with_max_iterations(size_type count)
+    {
+        max_iterations = count;
+        return self();
+    }
+    Derived& with_tolerance(double value)
+    {
+        tolerance = value;
+        return self();
+    }
+    Derived& with_item_tolerances(std::vector<double> values)
+    {
+        item_tolerances = std::move(values);
+        return self();
+    }
+    Derived& with_tolerance_type(ToleranceType type)
+    {
+        tolerance_type = type;
+        return self();
+    }
+    Derived& with_preconditioner(ItemPreconditioner type)
+    {
+        preconditioner = type;
+        return self();
+    }
+    Derived& with_max_residual_replacements(size_type count)
+    {
+        max_residual_replacements = count;
+        return self();
+    }
+    Derived& with_logger(std::shared_ptr<BatchLogger> logger)
+    {
+        loggers.push_back(std::move(logger));
+        return self();
+    }
+    /// The factory with these parameters on `exec` (BadInput for a null executor).
+    std::unique_ptr<Factory> on(std::shared_ptr<const Executor> exec) const
+    {
+        LARCH_ENSURE(exec, BadInput, "on: the executor is null");
+        return std::make_unique<Factory>(std::move(exec), static_cast<const Derived&>(*this));
+    }
+
+private:
+    Derived& self() { return static_cast<Derived&>(*this); }
+};
+
+/// The factory of a batched solver: generate(A) validates the parameters against A and returns the solver.
+template <typename Solver, typename Parameters>
+class BatchSolverFactory {
+public:
+    using value_type = typename Solver::value_type;
+
+    BatchSolverFactory(std::shared_ptr<const Executor> exec, Parameters parameters)
+        : exec_{std::move(exec)}, parameters_{std::move(parameters)}
+    {}
+
+    /// Throws BadInput (null matrix, bad parameters), DimensionMismatch (a non-square item, a tolerance
+    /// list of the wrong length), NotSupported (a matrix type the solvers do not take).
+    std::unique_ptr<Solver> generate(std::shared_ptr<const BatchLinOp<value_type>> system_matrix) const
+    {
+        LARCH_ENSURE(system_matrix, BadInput, "generate: the system matrix is null");
+        return std::unique_ptr<Solver>(new Solver(exec_, parameters_, std::move(system_matrix)));
+    }
+
+    const Parameters& get_parameters() const noexcept { return parameters_; }
+    const std::shared_ptr<const Executor>& get_executor() const noexcept { return exec_; }
+
+private:
+    std::shared_ptr<const Executor> exec_;
+    Parameters parameters_;
+};
+
+/// The Krylov methods behind the batched solvers (what the solve kernels run per item).
+enum class KrylovMethod { cg, bicgstab, gmres };
+
+/**
+ * Solves A_i x_i = b_i for every item i, each item on its own: x on entry is the initial guess, on return
+ * the solution. Each item stops as soon as its own criterion holds, so finished items do no further work;
+ * before an item is reported converged its true residual is checked (a false convergence restarts it
+ * from the true residual, at most max_residual_replacements times). No item's failure (breakdown, NaN,
+ * iteration limit) touches another item. b_i = 0 gives x_i = 0, converged after 0 iterations.
+ *
+ * apply() runs the whole solve as one kernel (CUDA/HIP: one launch, one thread block per item, no host
+ * synchronization between iterations; reference: items one after the other; omp: items in parallel) and
+ * then copies the per-item results to the host once: get_result(), and every attached logger.
+ * Takes batch::Csr, batch::Coo and batch::Ell with square items; b and x with one column.
+ *
+ * Thread safety: apply may run from several threads at once (with distinct x); get_result() is the result
+ * of the apply that finished last.
+ */
+template <typename T>
+class BatchIterativeSolver : public BatchLinOp<T> {
+public:
+    using value_type = T;
+
+    size_type get_num_items() const override { return system_matrix_->get_num_items(); }
+    dim2 get_item_size(size_type item) const override { return system_matrix_->get_item_size(item); }
+    std::string get_type_name() const override { return name_; }
+
+    const std::shared_ptr<const BatchLinOp<T>>& get_system_matrix() const noexcept
+    {
+        return system_matrix_;
+    }
+    const batch_common_parameters& get_common_parameters() const noexcept { return parameters_; }
+    /// The per-item results of the last apply that finished (empty before the first).
+    BatchSolveResult get_result() const;
+    /// Attaches a logger; it is told about every later apply.
+    void add_logger(std::shared_ptr<BatchLogger> logger);
+
+protected:
+    /// Validates the matrix (square items of a supported format) and the parameters.
+    BatchIterativeSolver(std::shared_ptr<const Executor> exec,
+                         std::shared_ptr<const BatchLinOp<T>> system_matrix,
+                         const batch_common_parameters& parameters, KrylovMethod method,
+                         size_type krylov_dim, const std::string& name);
+
+    void apply_impl(const Vector<T>& b, Vector<T>& x) const override;
+
+private:
+    std::string name_;
+    std::shared_ptr<const BatchLinOp<T>> system_matrix_;
+    batch_common_parameters parameters_;
+    KrylovMethod method_;
+    size_type krylov_dim_;
+    std::vector<std::shared_ptr<BatchLogger>> loggers_;
+    mutable std::mutex result_mutex_;
+    mutable BatchSolveResult result_;
+};
+
+}  // namespace batch
+}  // namespace larch

@@ -1,0 +1,341 @@
+// The batched Krylov solvers on the reference executor: known solutions, per-item criteria, and batches
+// mixing converging, non-converging, singular and NaN items, each of which must get its own status.
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <limits>
+#include <memory>
+#include <vector>
+
+#include "larch/batch/coo.hpp"
+#include "larch/batch/csr.hpp"
+#include "larch/batch/dense.hpp"
+#include "larch/batch/ell.hpp"
+#include "larch/batch/solver/bicgstab.hpp"
+#include "larch/batch/solver/cg.hpp"
+#include "test/batch/batch_solver_test_helpers.hpp"
+
+namespace {
+
+using larch::matrix_data;
+using larch::size_type;
+using larch::batch::ItemPreconditioner;
+using larch::batch::ItemStatus;
+using larch::batch::Vector;
+
+const auto ref = larch::make_executor("reference");
+const double nan = std::numeric_limits<double>::quiet_NaN();
+
+/// x_true(r) = r + 1 for every item; returns b = A x_true (all items concatenated).
+std::vector<double> rhs_of_known_solution(const std::vector<matrix_data<double>>& items)
+{
+    std::vector<double> b;
+    for (const auto& item : items) {
+        std::vector<double> x(item.size.rows);
+        for (size_type r = 0; r < x.size(); ++r) {
+            x[r] = static_cast<double>(r + 1);
+        }
+        const auto bi = larch::test::multiply(item, x);
+        b.insert(b.end(), bi.begin(), bi.end());
+    }
+    return b;
+}
+
+std::unique_ptr<Vector<double>> zeros(const std::vector<matrix_data<double>>& items)
+{
+    auto x = Vector<double>::create(ref, larch::test::item_rows(items));
+    x->fill(0.0);
+    return x;
+}
+
+/// Matrices with an explicit diagonal (zeros kept) and nothing else.
+matrix_data<double> diagonal(const std::vector<double>& entries)
+{
+    matrix_data<double> data{larch::dim2{entries.size(), entries.size()}};
+    for (size_type r = 0; r < entries.size(); ++r) {
+        data.entries.push_back({static_cast<std::int32_t>(r), static_cast<std::int32_t>(r), entries[r]});
+    }
+    return data;
+}
+
+TEST(BatchCgReference, SolvesLaplaciansOfDifferentSizesToTheirKnownSolutions)
+{
+    const std::vector<matrix_data<double>> items{larch::test::tridiagonal<double>(1),
+                                                 larch::test::tridiagonal<double>(5),
+                                                 larch::test::tridiagonal<double>(40),
+                                                 larch::test::laplacian_2d<double>(6)};
+    auto a = larch::share(larch::batch::Csr<double>::create(ref, items));
+    const auto b = Vector<double>::create(ref, larch::test::item_rows(items), 1, rhs_of_known_solution(items));
+    auto x = zeros(items);
+    auto solver = larch::batch::Cg<double>::build().with_max_iterations(200).with_tolerance(1e-12).on(ref)->generate(a);
+    solver->apply(*b, *x);
+
+    const auto result = solver->get_result();
+    ASSERT_EQ(result.get_num_items(), 4u);
+    for (size_type item = 0; item < items.size(); ++item) {
+        EXPECT_EQ(result.get_status(item), ItemStatus::converged) << "item " << item;
+        // CG ends after at most n iterations in exact arithmetic; a few more absorb rounding.
+        EXPECT_LE(result.get_iterations(item), items[item].size.rows + 5) << "item " << item;
+        const auto xi = x->copy_item_to_host(item);
+        const auto bi = b->copy_item_to_host(item);
+        EXPECT_LE(result.get_residual_norm(item), result.get_threshold(item));
+        EXPECT_NEAR(result.get_residual_norm(item), larch::test::residual_norm(items[item], bi.data(), xi.data()),
+                    1e-3 * result.get_threshold(item));
+        // The Laplacians' condition numbers stay below 1e3: a relative residual of 1e-12 bounds the
+        // relative error by 1e-9.
+        for (size_type r = 0; r < xi.size(); ++r) {
+            EXPECT_NEAR(xi[r], static_cast<double>(r + 1), 1e-9 * static_cast<double>(xi.size()))
+                << "item " << item << " row " << r;
+        }
+    }
+    EXPECT_EQ(result.get_iterations(0), 1u);  // a 1 x 1 item is solved by the first step
+}
+
+TEST(BatchCgReference, ScalarJacobiSolvesADiagonalItemInOneIteration)
+{
+    const std::vector<matrix_data<double>> items{diagonal({1.0, 10.0, 100.0, 1000.0})};
+    auto a = larch::share(larch::batch::Csr<double>::create(ref, items));
+    const auto b = Vector<double>::create(ref, {4}, 1, {1.0, 1.0, 1.0, 1.0});
+    for (const auto preconditioner : {ItemPreconditioner::none, ItemPreconditioner::jacobi}) {
+        auto x = zeros(items);
+        auto solver = larch::batch::Cg<double>::build()
+                          .with_tolerance(1e-14)
+                          .with_preconditioner(preconditioner)
+                          .on(ref)
+                          ->generate(a);
+        solver->apply(*b, *x);
+        const auto result = solver->get_result();
+        EXPECT_EQ(result.get_status(0), ItemStatus::converged);
+        // M = A needs one iteration; unpreconditioned CG one per distinct eigenvalue (4) in exact
+        // arithmetic, a few more in floating point at this tolerance.
+        if (preconditioner == ItemPreconditioner::jacobi) {
+            EXPECT_EQ(result.get_iterations(0), 1u);
+        } else {
+            EXPECT_GE(result.get_iterations(0), 4u);
+        }
+        EXPECT_NEAR(x->copy_item_to_host(0)[3], 1e-3, 1e-15);
+    }
+}
+
+/// b_r = sin(1.7 r): excites every eigenvector of a 1D Laplacian of order n, whose condition number
+/// (about 0.4 n^2) then needs far more than 40 CG or 12 BiCGSTAB iterations for 1e-10 at n = 100.
+std::vector<double> wave(size_type n)
+{
+    std::vector<double> b(n);
+    for (size_type r = 0; r < n; ++r) {
+        b[r] = std::sin(1.7 * static_cast<double>(r));
+    }
+    return b;
+}
+
+/// A batch where every item fails or succeeds in its own way, with the expected status of each.
+struct MixedBatch {
+    std::vector<matrix_data<double>> items;
+    std::vector<double> b;
+    std::vector<double> x0;
+    std::vector<ItemStatus> expected;
+
+    void add(matrix_data<double> item, std::vector<double> bi, std::vector<double> xi, ItemStatus status)
+    {
+        items.push_back(std::move(item));
+        b.insert(b.end(), bi.begin(), bi.end());
+        x0.insert(x0.end(), xi.begin(), xi.end());
+        expected.push_back(status);
+    }
+};
+
+template <typename Solver>
+void check_mixed(const MixedBatch& batch, int max_iterations)
+{
+    auto a = larch::share(larch::batch::Csr<double>::create(ref, batch.items));
+    const auto rows = larch::test::item_rows(batch.items);
+    const auto b = Vector<double>::create(ref, rows, 1, batch.b);
+    auto x = Vector<double>::create(ref, rows, 1, batch.x0);
+    auto solver = Solver::build().with_max_iterations(max_iterations).with_tolerance(1e-10).on(ref)->generate(a);
+    solver->apply(*b, *x);
+    const auto result = solver->get_result();
+    for (size_type item = 0; item < batch.items.size(); ++item) {
+        EXPECT_EQ(result.get_status(item), batch.expected[item])
+            << "item " << item << ": " << larch::batch::to_string(result.get_status(item));
+        EXPECT_LE(result.get_iterations(item), static_cast<size_type>(max_iterations));
+        if (batch.expected[item] == ItemStatus::converged) {
+            const auto xi = x->copy_item_to_host(item);
+            const auto bi = b->copy_item_to_host(item);
+            EXPECT_LE(larch::test::residual_norm(batch.items[item], bi.data(), xi.data()),
+                      1.01 * result.get_threshold(item))
+                << "item " << item;
+        }
+    }
+}
+
+TEST(BatchCgReference, GivesEveryItemOfAMixedBatchItsOwnStatus)
+{
+    MixedBatch batch;
+    const auto laplacian = larch::test::tridiagonal<double>(6);
+    const std::vector<double> ones(6, 1.0);
+    const std::vector<double> zero6(6, 0.0);
+    batch.add(laplacian, ones, zero6, ItemStatus::converged);
+    // A zero matrix: p^T A p = 0 at once, and again after every restart.
+    batch.add(diagonal({0.0, 0.0}), {1.0, 1.0}, {0.0, 0.0}, ItemStatus::breakdown);
+    batch.add(laplacian, {1.0, nan, 1.0, 1.0, 1.0, 1.0}, zero6, ItemStatus::non_finite);
+    // Singular and inconsistent: alpha = 2, then p = (0, 2) lies in the null space (p^T A p = 0).
+    batch.add(diagonal({1.0, 0.0}), {1.0, 1.0}, {0.0, 0.0}, ItemStatus::breakdown);
+    batch.add(larch::test::tridiagonal<double>(100), wave(100), std::vector<double>(100, 0.0),
+              ItemStatus::max_iterations);
+    batch.add(laplacian, zero6, ones, ItemStatus::converged);  // b = 0: x = 0
+    auto nan_matrix = larch::test::tridiagonal<double>(3);
+    nan_matrix.entries[2].value = nan;
+    batch.add(nan_matrix, {1.0, 1.0, 1.0}, {0.0, 0.0, 0.0}, ItemStatus::non_finite);
+    // The exact solution as initial guess: converged before the first iteration.
+    batch.add(diagonal({2.0, 4.0}), {2.0, 4.0}, {1.0, 1.0}, ItemStatus::converged);
+    batch.add(larch::test::laplacian_2d<double>(5), std::vector<double>(25, 1.0), std::vector<double>(25, 0.0),
+              ItemStatus::converged);
+    check_mixed<larch::batch::Cg<double>>(batch, 40);
+}
+
+TEST(BatchBicgstabReference, GivesEveryItemOfAMixedBatchItsOwnStatus)
+{
+    MixedBatch batch;
+    const auto convection = larch::test::tridiagonal<double>(8, 0.5);
+    batch.add(convection, std::vector<double>(8, 1.0), std::vector<double>(8, 0.0), ItemStatus::converged);
+    batch.add(diagonal({0.0, 0.0}), {1.0, 1.0}, {0.0, 0.0}, ItemStatus::breakdown);
+    // diag(1, 0) with b = (1, 1): the second step's v = A p vanishes (r_hat^T v = 0), at every restart.
+    batch.add(diagonal({1.0, 0.0}), {1.0, 1.0}, {0.0, 0.0}, ItemStatus::breakdown);
+    batch.add(convection, {1.0, 1.0, 1.0, std::numeric_limits<double>::infinity(), 1.0, 1.0, 1.0, 1.0},
+              std::vector<double>(8, 0.0), ItemStatus::non_finite);
+    batch.add(larch::test::tridiagonal<double>(100), wave(100), std::vector<double>(100, 0.0),
+              ItemStatus::max_iterations);
+    batch.add(convection, std::vector<double>(8, 0.0), std::vector<double>(8, 3.0), ItemStatus::converged);
+    check_mixed<larch::batch::Bicgstab<double>>(batch, 12);
+}
+
+TEST(BatchBicgstabReference, SolvesNonsymmetricItemsToTheirKnownSolutions)
+{
+    const std::vector<matrix_data<double>> items{larch::test::tridiagonal<double>(10, 0.3),
+                                                 larch::test::tridiagonal<double>(33, -0.7),
+                                                 larch::test::tridiagonal<double>(2, 0.9)};
+    auto a = larch::share(larch::batch::Ell<double>::create(ref, items));
+    const auto b = Vector<double>::create(ref, larch::test::item_rows(items), 1, rhs_of_known_solution(items));
+    auto x = zeros(items);
+    auto solver = larch::batch::Bicgstab<double>::build()
+                      .with_max_iterations(300)
+                      .with_tolerance(1e-12)
+                      .with_preconditioner(ItemPreconditioner::jacobi)
+                      .on(ref)
+                      ->generate(a);
+    solver->apply(*b, *x);
+    const auto result = solver->get_result();
+    EXPECT_TRUE(result.all_converged());
+    for (size_type item = 0; item < items.size(); ++item) {
+        const auto xi = x->copy_item_to_host(item);
+        for (size_type r = 0; r < xi.size(); ++r) {
+            // Condition numbers below 1e3 again: relative residual 1e-12 -> relative error < 1e-9.
+            EXPECT_NEAR(xi[r], static_cast<double>(r + 1), 1e-9 * static_cast<double>(xi.size()));
+        }
+    }
+}
+
+TEST(BatchCgReference, HonoursOneToleranceOrOnePerItemRelativeOrAbsolute)
+{
+    const auto item = larch::test::laplacian_2d<double>(8);
+    const std::vector<matrix_data<double>> items{item, item};
+    auto a = larch::share(larch::batch::Csr<double>::create(ref, items));
+    const auto b = Vector<double>::create(ref, {64, 64}, 1, std::vector<double>(128, 1.0));
+    for (const auto type : {larch::batch::ToleranceType::relative, larch::batch::ToleranceType::absolute}) {
+        auto x = zeros(items);
+        auto solver = larch::batch::Cg<double>::build()
+                          .with_item_tolerances({1e-2, 1e-10})
+                          .with_tolerance_type(type)
+                          .on(ref)
+                          ->generate(a);
+        solver->apply(*b, *x);
+        const auto result = solver->get_result();
+        ASSERT_TRUE(result.all_converged());
+        const double scale = type == larch::batch::ToleranceType::relative ? 8.0 : 1.0;  // ||b|| = 8
+        EXPECT_DOUBLE_EQ(result.get_threshold(0), 1e-2 * scale);
+        EXPECT_DOUBLE_EQ(result.get_threshold(1), 1e-10 * scale);
+        EXPECT_LT(result.get_iterations(0), result.get_iterations(1));
+        EXPECT_LE(result.get_residual_norm(1), 1e-10 * scale);
+    }
+}
+
+TEST(BatchCgReference, RunsEveryFormatToTheSameIterates)
+{
+    std::mt19937 rng{20261123};
+    std::vector<matrix_data<double>> items;
+    for (const size_type n : {3u, 17u, 64u, 9u}) {
+        items.push_back(larch::test::random_spd<double>(rng, n, 6));
+    }
+    const auto rows = larch::test::item_rows(items);
+    const auto b = Vector<double>::create(ref, rows, 1, rhs_of_known_solution(items));
+    std::vector<std::vector<double>> solutions;
+    std::vector<std::vector<size_type>> iterations;
+    auto solve = [&](std::shared_ptr<const larch::batch::BatchLinOp<double>> a) {
+        auto x = zeros(items);
+        auto solver = larch::batch::Cg<double>::build()
+                          .with_preconditioner(ItemPreconditioner::jacobi)
+                          .on(ref)
+                          ->generate(a);
+        solver->apply(*b, *x);
+        EXPECT_TRUE(solver->get_result().all_converged());
+        solutions.push_back(x->copy_to_host());
+        iterations.push_back(solver->get_result().get_all_iterations());
+    };
+    solve(larch::batch::Csr<double>::create(ref, items));
+    solve(larch::batch::Coo<double>::create(ref, items));
+    solve(larch::batch::Ell<double>::create(ref, items));
+    // Every format sums each row in column order, so the iterates agree to the last bit.
+    EXPECT_EQ(iterations[1], iterations[0]);
+    EXPECT_EQ(iterations[2], iterations[0]);
+    EXPECT_EQ(solutions[1], solutions[0]);
+    EXPECT_EQ(solutions[2], solutions[0]);
+}
+
+TEST(BatchCgReference, LoggerRecordsResultsAndTheResidualHistoryOfChosenItems)
+{
+    const std::vector<matrix_data<double>> items{larch::test::tridiagonal<double>(12),
+                                                 larch::test::tridiagonal<double>(20)};
+    auto a = larch::share(larch::batch::Csr<double>::create(ref, items));
+    const auto b = Vector<double>::create(ref, {12, 20}, 1, std::vector<double>(32, 1.0));
+    auto x = zeros(items);
+    auto logger = larch::batch::BatchConvergence::create({1});
+    auto solver = larch::batch::Cg<double>::build().with_logger(logger).on(ref)->generate(a);
+    solver->apply(*b, *x);
+    const auto result = logger->get_result();
+    EXPECT_EQ(logger->get_num_solves(), 1u);
+    EXPECT_TRUE(result.all_converged());
+    EXPECT_FALSE(result.has_residual_history(0));
+    EXPECT_THROW(result.get_residual_history(0), larch::BadInput);
+    const auto& history = result.get_residual_history(1);
+    ASSERT_EQ(history.size(), result.get_iterations(1) + 1);
+    EXPECT_DOUBLE_EQ(history.front(), std::sqrt(20.0));  // x0 = 0: r0 = b
+    EXPECT_LE(history.back(), result.get_threshold(1));
+    EXPECT_GT(history[history.size() - 2], result.get_threshold(1));
+}
+
+TEST(BatchSolverReference, RejectsBadParametersAndOperandsNamingTheProblem)
+{
+    const std::vector<matrix_data<double>> items{larch::test::tridiagonal<double>(4)};
+    auto a = larch::share(larch::batch::Csr<double>::create(ref, items));
+    using Cg = larch::batch::Cg<double>;
+    EXPECT_THROW(Cg::build().with_max_iterations(0).on(ref)->generate(a), larch::BadInput);
+    EXPECT_THROW(Cg::build().with_tolerance(0.0).on(ref)->generate(a), larch::BadInput);
+    EXPECT_THROW(Cg::build().with_tolerance(nan).on(ref)->generate(a), larch::BadInput);
+    EXPECT_THROW(Cg::build().with_item_tolerances({1e-8, 1e-8}).on(ref)->generate(a), larch::DimensionMismatch);
+    EXPECT_THROW(Cg::build().on(ref)->generate(nullptr), larch::BadInput);
+    matrix_data<double> rectangular{larch::dim2{2, 3}, {{0, 0, 1.0}, {1, 2, 1.0}}};
+    EXPECT_THROW(Cg::build().on(ref)->generate(larch::batch::Csr<double>::create(ref, {rectangular})),
+                 larch::DimensionMismatch);
+    EXPECT_THROW(Cg::build().on(ref)->generate(larch::batch::Dense<double>::create(ref, {larch::dim2{2, 2}})),
+                 larch::NotSupported);
+    auto solver = Cg::build().on(ref)->generate(a);
+    const auto b2 = Vector<double>::create(ref, {4}, 2, std::vector<double>(8, 1.0));
+    auto x2 = Vector<double>::create(ref, {4}, 2, std::vector<double>(8, 0.0));
+    EXPECT_THROW(solver->apply(*b2, *x2), larch::NotSupported);
+    const auto b = Vector<double>::create(ref, {4}, 1, std::vector<double>(4, 1.0));
+    auto x = zeros(items);
+    solver->add_logger(larch::batch::BatchConvergence::create({3}));
+    EXPECT_THROW(solver->apply(*b, *x), larch::BadInput);
+}
+
+}  // namespace

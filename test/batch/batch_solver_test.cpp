@@ -1,0 +1,245 @@
+// The batched Krylov solvers on every built executor against the reference executor: random heterogeneous
+// batches mixing converging, singular and NaN items, large items (the CUDA global-workspace path), every
+// format, both precisions, and a batch of the real matrices with at most 1,024 rows. omp runs the
+// reference's per-item code, so it must agree exactly; GPU dot products sum in another order, so there
+// statuses must agree and iteration counts lie within a few percent.
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <cmath>
+#include <limits>
+#include <random>
+#include <string>
+#include <tuple>
+#include <vector>
+
+#include "larch/batch/coo.hpp"
+#include "larch/batch/csr.hpp"
+#include "larch/batch/ell.hpp"
+#include "larch/batch/solver/bicgstab.hpp"
+#include "larch/batch/solver/cg.hpp"
+#include "test/batch/batch_solver_test_helpers.hpp"
+#include "test/batch/batch_sparse_test_helpers.hpp"
+#include "test/utils/executors.hpp"
+
+namespace {
+
+using larch::matrix_data;
+using larch::size_type;
+using larch::batch::ItemPreconditioner;
+using larch::batch::ItemStatus;
+using larch::batch::Vector;
+
+constexpr unsigned seed = 20261124;
+
+/// Parameter: (executor, method "cg" | "bicgstab", preconditioner "none" | "jacobi", format).
+class BatchSolver
+    : public ::testing::TestWithParam<std::tuple<std::string, std::string, std::string, std::string>> {
+protected:
+    std::shared_ptr<const larch::Executor> ref = larch::make_executor("reference");
+
+    template <typename T>
+    std::shared_ptr<const larch::batch::BatchLinOp<T>> matrix(std::shared_ptr<const larch::Executor> exec,
+                                                             const std::vector<matrix_data<T>>& items) const
+    {
+        const auto& format = std::get<3>(GetParam());
+        if (format == "csr") {
+            return larch::batch::Csr<T>::create(exec, items);
+        }
+        if (format == "coo") {
+            return larch::batch::Coo<T>::create(exec, items);
+        }
+        return larch::batch::Ell<T>::create(exec, items);
+    }
+
+    template <typename T>
+    larch::batch::BatchSolveResult solve(std::shared_ptr<const larch::Executor> exec,
+                                         const std::vector<matrix_data<T>>& items, const Vector<T>& b,
+                                         Vector<T>& x, size_type max_iterations, double tolerance) const
+    {
+        const auto& [exec_name, method, preconditioner, format] = GetParam();
+        const auto a = matrix(exec, items);
+        const auto type = larch::batch::item_preconditioner_from_string(preconditioner);
+        if (method == "cg") {
+            auto solver = larch::batch::Cg<T>::build().with_max_iterations(max_iterations).with_tolerance(tolerance)
+                              .with_preconditioner(type).on(exec)->generate(a);
+            solver->apply(b, x);
+            return solver->get_result();
+        }
+        auto solver = larch::batch::Bicgstab<T>::build().with_max_iterations(max_iterations).with_tolerance(tolerance)
+                          .with_preconditioner(type).on(exec)->generate(a);
+        solver->apply(b, x);
+        return solver->get_result();
+    }
+
+    /**
+     * Solves on the executor under test and on the reference from x = 0 and compares item by item:
+     * the same status; on omp the same iterations and solution; on a GPU iteration counts within
+     * max(3, 10%) (its reductions round differently, which shifts the step where an item crosses its
+     * threshold); and every converged item's true residual, recomputed here in double, within 1% (double)
+     * or 10% (float: the check itself rounds the item's residual) of its threshold.
+     */
+    template <typename T>
+    void compare(const std::vector<matrix_data<T>>& items, const std::vector<T>& b_values,
+                 size_type max_iterations, double tolerance, bool statuses_may_differ = false)
+    {
+        const auto& exec_name = std::get<0>(GetParam());
+        LARCH_EXECUTOR_OR_SKIP(exec, exec_name);
+        const auto rows = larch::test::item_rows(items);
+        const auto b_ref = Vector<T>::create(ref, rows, 1, b_values);
+        auto x_ref = Vector<T>::create(ref, rows, 1, std::vector<T>(b_values.size(), T{}));
+        const auto expected = solve(ref, items, *b_ref, *x_ref, max_iterations, tolerance);
+        const auto b = b_ref->clone_to(exec);
+        auto x = x_ref->clone_to(exec);
+        x->fill(T{});
+        const auto result = solve(exec, items, *b, *x, max_iterations, tolerance);
+        const auto x_host = x->copy_to_host();
+        const bool exact = exec_name == "omp";
+        if (exact) {
+            EXPECT_EQ(x_host, x_ref->copy_to_host());
+        }
+        size_type mismatches = 0;
+        for (size_type item = 0; item < items.size(); ++item) {
+            const auto status = result.get_status(item);
+            if (status != expected.get_status(item)) {
+                ++mismatches;
+                EXPECT_TRUE(statuses_may_differ) << "item " << item << ": " << larch::batch::to_string(status)
+                                                 << " instead of " << larch::batch::to_string(expected.get_status(item));
+                continue;
+            }
+            const auto iterations = result.get_iterations(item);
+            const auto expected_iterations = expected.get_iterations(item);
+            if (exact) {
+                EXPECT_EQ(iterations, expected_iterations) << "item " << item;
+            } else if (status == ItemStatus::converged) {
+                const auto slack = std::max<size_type>(3, expected_iterations / 10);
+                EXPECT_LE(iterations, expected_iterations + slack) << "item " << item;
+                EXPECT_GE(iterations + slack, expected_iterations) << "item " << item;
+            }
+            if (status == ItemStatus::converged) {
+                const auto offset = b_ref->get_layout().get_offset(item);
+                const double norm = larch::test::residual_norm(items[item], b_values.data() + offset,
+                                                               x_host.data() + offset);
+                const double slack = sizeof(T) == 4 ? 1.1 : 1.01;
+                EXPECT_LE(norm, slack * result.get_threshold(item) + 1e-30) << "item " << item;
+            }
+        }
+        // Borderline items of real matrices may cross their threshold an iteration apart and then hit the
+        // limit on one side only; at most a tenth of them.
+        EXPECT_LE(mismatches * 10, items.size());
+    }
+};
+
+/// Random SPD items (CG and BiCGSTAB) or random nonsymmetric diagonally dominant items (BiCGSTAB) of
+/// 1..max_rows rows, with a zero matrix, a NaN right-hand side, a NaN entry and a zero right-hand side.
+template <typename T>
+void random_mixed_batch(const std::string& method, size_type num_items, size_type max_rows,
+                        std::vector<matrix_data<T>>& items, std::vector<T>& b)
+{
+    std::mt19937 rng{seed};
+    std::uniform_int_distribution<size_type> order(1, max_rows);
+    std::uniform_real_distribution<double> value(-1.0, 1.0);
+    std::uniform_real_distribution<double> convection(-0.9, 0.9);
+    for (size_type item = 0; item < num_items; ++item) {
+        const auto n = order(rng);
+        if (method == "bicgstab" && item % 2 == 1) {
+            items.push_back(larch::test::tridiagonal<T>(n, convection(rng)));
+        } else {
+            items.push_back(larch::test::random_spd<T>(rng, n, 8, 0.6 + 0.1 * static_cast<double>(item % 5)));
+        }
+        for (size_type r = 0; r < n; ++r) {
+            b.push_back(static_cast<T>(value(rng)));
+        }
+    }
+    const auto nan = std::numeric_limits<T>::quiet_NaN();
+    items[3] = matrix_data<T>{larch::dim2{items[3].size.rows, items[3].size.rows}};
+    for (size_type r = 0; r < items[3].size.rows; ++r) {
+        items[3].entries.push_back({static_cast<std::int32_t>(r), static_cast<std::int32_t>(r), T{}});
+    }
+    size_type offset = 0;
+    for (size_type item = 0; item < num_items; ++item) {
+        if (item == 5) {
+            b[offset] = nan;
+        }
+        if (item == 7) {
+            std::fill(b.begin() + static_cast<std::ptrdiff_t>(offset),
+                      b.begin() + static_cast<std::ptrdiff_t>(offset + items[item].size.rows), T{});
+        }
+        offset += items[item].size.rows;
+    }
+    items[9].entries.back().value = nan;
+}
+
+TEST_P(BatchSolver, AgreesWithReferenceOnAMixedHeterogeneousBatch)
+{
+    std::vector<matrix_data<double>> items;
+    std::vector<double> b;
+    random_mixed_batch(std::get<1>(GetParam()), 60, 300, items, b);
+    compare(items, b, 200, 1e-10);
+}
+
+TEST_P(BatchSolver, AgreesWithReferenceInSinglePrecision)
+{
+    std::vector<matrix_data<float>> items;
+    std::vector<float> b;
+    random_mixed_batch(std::get<1>(GetParam()), 30, 100, items, b);
+    compare(items, b, 200, 1e-5);
+}
+
+TEST_P(BatchSolver, AgreesWithReferenceOnItemsTooLargeForSharedMemory)
+{
+    // 3,000 rows x (4..7 vectors + b + x) x 8 bytes exceeds every GPU's shared memory per block.
+    std::mt19937 rng{seed + 1};
+    std::vector<matrix_data<double>> items{larch::test::random_spd<double>(rng, 3000, 6),
+                                           larch::test::tridiagonal<double>(40),
+                                           larch::test::random_spd<double>(rng, 2500, 4, 2.0)};
+    std::vector<double> b(5540, 1.0);
+    compare(items, b, 300, 1e-10);
+}
+
+TEST_P(BatchSolver, AgreesWithReferenceOnTheRealMatricesUpTo1024Rows)
+{
+    const auto& [exec_name, method, preconditioner, format] = GetParam();
+    if (exec_name == "omp" && format != "csr") {
+        // omp runs the reference's per-item code, whatever the format: csr covers it in a tenth of the time.
+        GTEST_SKIP() << "omp is checked on the real matrices in csr";
+    }
+    auto all = larch::test::real_matrices(0, 1024);
+    std::vector<matrix_data<double>> items;
+    for (auto& data : all) {
+        if (data.size.rows == data.size.cols) {
+            items.push_back(std::move(data));
+        }
+    }
+    if (items.empty()) {
+        GTEST_SKIP() << "no square matrix with at most 1,024 rows in " << LARCH_MATRICES_DIR;
+    }
+    std::vector<double> b;
+    for (const auto& item : items) {
+        b.insert(b.end(), item.size.rows, 1.0);
+    }
+    compare(items, b, 200, 1e-8, true);
+}
+
+std::string parameter_name(
+    const ::testing::TestParamInfo<std::tuple<std::string, std::string, std::string, std::string>>& info)
+{
+    return std::get<0>(info.param) + "_" + std::get<1>(info.param) + "_" + std::get<2>(info.param) + "_" +
+           std::get<3>(info.param);
+}
+
+std::vector<std::string> tested_executors()
+{
+    auto names = larch::test::executor_names();
+    names.erase(names.begin());  // the reference is the oracle
+    return names;
+}
+
+INSTANTIATE_TEST_SUITE_P(Executors, BatchSolver,
+                         ::testing::Combine(::testing::ValuesIn(tested_executors()),
+                                            ::testing::Values("cg", "bicgstab"),
+                                            ::testing::Values("none", "jacobi"),
+                                            ::testing::Values("csr", "coo", "ell")),
+                         parameter_name);
+
+}  // namespace
