@@ -137,7 +137,17 @@ std::vector<stop::Criterion> read_criteria(const ObjectReader& parent)
         criteria.push_back(stop::time_limit(reader.get_number("time_limit", 0, infinity)));
     }
     if (reader.has("divergence")) {
-        criteria.push_back(stop::divergence(reader.get_number("divergence", 1, std::numeric_limits<double>::max())));
+        constexpr double largest = std::numeric_limits<double>::max();
+        if (reader.at("divergence").is_number()) {
+            criteria.push_back(stop::divergence(reader.get_number("divergence", 1, largest)));
+        } else {
+            ObjectReader divergence{reader.at("divergence"), reader.field_path("divergence"),
+                                    {"factor", "iterations"}};
+            const double factor = divergence.has("factor") ? divergence.get_number("factor", 1, largest) : 1e5;
+            criteria.push_back(divergence.has("iterations")
+                                   ? stop::divergence(factor, divergence.get_count("iterations", 1))
+                                   : stop::divergence(factor));
+        }
     }
     if (reader.has("stagnation")) {
         ObjectReader stagnation{reader.at("stagnation"), reader.field_path("stagnation"),

@@ -73,12 +73,15 @@ Criterion time_limit(double seconds)
     return {Criterion::Kind::time_limit, checked_nonnegative("time_limit", seconds, true)};
 }
 
-Criterion divergence(double factor)
+Criterion divergence(double factor, size_type iterations)
 {
     if (!(factor >= 1) || std::isinf(factor)) {
         LARCH_THROW(BadInput, "stop::divergence: expected a finite factor >= 1, got " + std::to_string(factor));
     }
-    return {Criterion::Kind::divergence, factor};
+    if (iterations == 0) {
+        LARCH_THROW(BadInput, std::string{"stop::divergence: expected at least 1 iteration above the factor, got 0"});
+    }
+    return {Criterion::Kind::divergence, factor, iterations};
 }
 
 Criterion stagnation(size_type window, double relative_decrease)
@@ -120,7 +123,7 @@ void Criteria::add(const Criterion& criterion)
         absolute_ = std::max(absolute_, checked_nonnegative("absolute_residual", criterion.value));
         break;
     case Kind::divergence:
-        divergence_factor_ = std::min(divergence_factor_, divergence(criterion.value).value);
+        divergence_.push_back(divergence(criterion.value, criterion.window));
         break;
     case Kind::stagnation:
         stagnation_.push_back(stagnation(criterion.window, criterion.value));
@@ -177,8 +180,9 @@ std::string Criteria::describe() const
     if (std::isfinite(time_limit_)) {
         add_term("time_limit", time_limit_);
     }
-    if (std::isfinite(divergence_factor_)) {
-        add_term("divergence", divergence_factor_);
+    for (const auto& growth : divergence_) {
+        text << separator << "divergence " << growth.value << " " << growth.window;
+        separator = " or ";
     }
     for (const auto& window : stagnation_) {
         text << separator << "stagnation " << window.window << " " << window.value;
@@ -188,8 +192,10 @@ std::string Criteria::describe() const
 }
 
 ProgressTracker::ProgressTracker(const Criteria& criteria, double initial_residual_norm)
-    : divergence_limit_{criteria.get_divergence_factor() * initial_residual_norm}
 {
+    for (const auto& criterion : criteria.get_divergence()) {
+        growths_.push_back({criterion.window, criterion.value * initial_residual_norm});
+    }
     for (const auto& criterion : criteria.get_stagnation()) {
         windows_.push_back({criterion.window, 1 - criterion.value, initial_residual_norm});
     }
@@ -197,15 +203,18 @@ ProgressTracker::ProgressTracker(const Criteria& criteria, double initial_residu
 
 Reason ProgressTracker::record(double residual_norm)
 {
-    if (residual_norm > divergence_limit_) {
-        return Reason::divergence;
-    }
     auto reason = Reason::none;
+    for (auto& growth : growths_) {
+        growth.above = residual_norm > growth.limit ? growth.above + 1 : 0;
+        if (growth.above >= growth.length) {
+            reason = Reason::divergence;
+        }
+    }
     for (auto& window : windows_) {
         if (residual_norm < window.keep_fraction * window.best) {
             window.best = residual_norm;
             window.quiet = 0;
-        } else if (++window.quiet >= window.length) {
+        } else if (++window.quiet >= window.length && reason == Reason::none) {
             reason = Reason::stagnation;
         }
     }

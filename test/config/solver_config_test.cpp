@@ -79,7 +79,13 @@ TEST_F(SolverConfig, ReadsTheDivergenceAndStagnationCriteria)
     auto solver = larch::config::parse_solver_config<double>(
         R"({"type": "cg", "criteria": {"max_iterations": 50, "divergence": 1e4,
             "stagnation": {"window": 200, "relative_decrease": 0.01}}})", exec)->generate(a);
-    EXPECT_EQ(solver->get_criteria().get_divergence_factor(), 1e4);
+    ASSERT_EQ(solver->get_criteria().get_divergence().size(), 1u);
+    EXPECT_EQ(solver->get_criteria().get_divergence()[0].value, 1e4);
+    auto patient = larch::config::parse_solver_config<double>(
+        R"({"type": "cg", "criteria": {"max_iterations": 50, "divergence": {"iterations": 3}}})", exec)->generate(a);
+    ASSERT_EQ(patient->get_criteria().get_divergence().size(), 1u);
+    EXPECT_EQ(patient->get_criteria().get_divergence()[0].value, 1e5);
+    EXPECT_EQ(patient->get_criteria().get_divergence()[0].window, 3u);
     ASSERT_EQ(solver->get_criteria().get_stagnation().size(), 1u);
     EXPECT_EQ(solver->get_criteria().get_stagnation()[0].window, 200u);
     EXPECT_EQ(solver->get_criteria().get_stagnation()[0].value, 0.01);

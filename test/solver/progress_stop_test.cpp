@@ -44,7 +44,7 @@ TEST_F(IndefiniteCg, ConvergesInTwoStepsWithoutADivergenceStop)
 
 TEST_F(IndefiniteCg, StopsWithDivergenceWhenTheResidualGrowsBeyondTheFactor)
 {
-    const auto status = solve({larch::stop::divergence(2.0)});
+    const auto status = solve({larch::stop::divergence(2.0, 1)});
     EXPECT_EQ(status.reason, Reason::divergence) << status.message;
     EXPECT_EQ(status.iterations, 1u);
     // the true residual (3, -3) is reported, not the solver's estimate
@@ -54,7 +54,7 @@ TEST_F(IndefiniteCg, StopsWithDivergenceWhenTheResidualGrowsBeyondTheFactor)
 TEST_F(IndefiniteCg, GoesOnWhenTheGrowthStaysBelowTheFactor)
 {
     // 3 ||b|| stays below 4 ||b||
-    const auto status = solve({larch::stop::divergence(4.0)});
+    const auto status = solve({larch::stop::divergence(4.0, 1)});
     EXPECT_EQ(status.reason, Reason::converged) << status.message;
 }
 

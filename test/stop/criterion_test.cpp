@@ -43,11 +43,13 @@ TEST(Criteria, RejectsNegativeAndNonFiniteTolerances)
 
 TEST(Criteria, KeepsTheSmallestDivergenceFactorAndEveryStagnationWindow)
 {
-    Criteria criteria{{divergence(1e6), divergence(1e3), stagnation(50, 0.01), stagnation(10)}};
-    EXPECT_EQ(criteria.get_divergence_factor(), 1e3);
+    Criteria criteria{{divergence(1e6), divergence(1e3, 2), stagnation(50, 0.01), stagnation(10)}};
+    ASSERT_EQ(criteria.get_divergence().size(), 2u);
+    EXPECT_EQ(criteria.get_divergence()[0].window, 10u);  // the default: 10 consecutive iterations
     ASSERT_EQ(criteria.get_stagnation().size(), 2u);
     EXPECT_EQ(criteria.get_stagnation()[1].window, 10u);
-    EXPECT_EQ(criteria.describe(), "divergence 1000 or stagnation 50 0.01 or stagnation 10 0.001");
+    EXPECT_EQ(criteria.describe(),
+              "divergence 1e+06 10 or divergence 1000 2 or stagnation 50 0.01 or stagnation 10 0.001");
     EXPECT_FALSE(criteria.is_bounded());
 }
 
@@ -55,17 +57,23 @@ TEST(Criteria, RejectsBadDivergenceAndStagnationParameters)
 {
     EXPECT_THROW(divergence(0.5), larch::BadInput);
     EXPECT_THROW(divergence(std::numeric_limits<double>::infinity()), larch::BadInput);
+    EXPECT_THROW(divergence(10, 0), larch::BadInput);
     EXPECT_THROW(stagnation(0), larch::BadInput);
     EXPECT_THROW(stagnation(10, 1.0), larch::BadInput);
     EXPECT_THROW(stagnation(10, -0.1), larch::BadInput);
     EXPECT_THROW(Criteria{}.add({Criterion::Kind::stagnation, 0.1, 0}), larch::BadInput);
 }
 
-TEST(ProgressTracker, ReportsDivergenceOnlyAboveTheFactorTimesTheInitialResidual)
+TEST(ProgressTracker, ReportsDivergenceAfterConsecutiveIterationsAboveTheFactorTimesTheInitialResidual)
 {
-    ProgressTracker tracker{Criteria{{divergence(10)}}, 2.0};
+    ProgressTracker tracker{Criteria{{divergence(10, 3)}}, 2.0};
     EXPECT_EQ(tracker.record(20.0), Reason::none);  // equal to the limit is not above it
-    EXPECT_EQ(tracker.record(20.5), Reason::divergence);
+    EXPECT_EQ(tracker.record(25.0), Reason::none);  // above: 1
+    EXPECT_EQ(tracker.record(30.0), Reason::none);  // above: 2
+    EXPECT_EQ(tracker.record(5.0), Reason::none);   // a peak of 2 iterations is forgiven
+    EXPECT_EQ(tracker.record(21.0), Reason::none);
+    EXPECT_EQ(tracker.record(1e3), Reason::none);
+    EXPECT_EQ(tracker.record(1e6), Reason::divergence);  // above: 3 in a row
 }
 
 TEST(ProgressTracker, ReportsStagnationAfterAWindowWithoutRelativeProgress)

@@ -23,7 +23,8 @@ namespace config {
  * Fields (all but "type" optional):
  * - "type": "cg" | "bicgstab" | "idr" | "gmres"
  * - "criteria": {"max_iterations": integer, "relative_residual": number, "initial_residual": number,
- *   "absolute_residual": number, "time_limit": seconds, "divergence": factor >= 1 (stop::divergence),
+ *   "absolute_residual": number, "time_limit": seconds, "divergence": factor >= 1 or
+ *   {"factor": number >= 1, default 1e5, "iterations": integer >= 1, default 10} (stop::divergence),
  *   "stagnation": {"window": integer >= 1, "relative_decrease": number in [0, 1), default 1e-3}
  *   (stop::stagnation)}; a solve needs max_iterations or time_limit (checked when the description is read)
  * - "preconditioner": {"type": "block_jacobi", "max_block_size": integer} or {"type": "none"}
