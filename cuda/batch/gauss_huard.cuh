@@ -2,11 +2,11 @@
 // Gauss-Huard), the device side of
 // batch_dense::gauss_huard_factorize / gauss_huard_solve for items up to 32 x 32.
 //
-// Factorization thread mapping: one sub-warp of p = subwarp_size threads per item (n <= p), one COLUMN
-// per thread, the column in registers (compile-time indices only). Row-major items make "thread c reads
-// column c" coalesced across the sub-warp for loads and for the write-back in pivot order.
-// Implicit column pivoting: columns never move; each thread remembers the step at which its column was
-// the pivot (Anzt et al. 2017, batched Gauss-Huard, Section 2). Row k's elimination needs a_k,q_j for the
+// Factorization thread mapping: one sub-warp of p = subwarp_size threads per item (n <= p), each thread
+// holding two adjacent columns of every other row (GaussHuardShape) in registers (compile-time indices
+// only); consecutive lanes hold consecutive columns, so loads and the write-back are coalesced.
+// Implicit column pivoting: columns never move; each thread remembers the step at which each of its
+// columns was the pivot (Anzt et al. 2017, batched Gauss-Huard, Section 2). Row k's elimination needs a_k,q_j for the
 // pivot column q_j of each earlier step j, and the column elimination the pivot column: both are
 // broadcast through shared memory (GaussHuardBuffer). The pivot search compares exact magnitudes
 // (unlike Gauss-Jordan's truncated key): the stored factors depend on which pivot is chosen, so they must
@@ -25,19 +25,32 @@ namespace kernels {
 namespace LARCH_DEVICE_NAMESPACE {
 namespace batch_dense {
 
-/// The shared-memory rows through which a sub-warp broadcasts, at step k, row k's entries in the earlier
-/// pivot columns (the row-elimination multipliers, in step order) and the pivot column's entries 0..k;
-/// aligned for 16-byte loads. Step k writes each once and reads it after a sub-warp barrier; the barrier
-/// between the two (and the next step's first) orders the next writes after this step's reads.
+/**
+ * How the p x p item is shared by the p threads of the factorization: a grid of row_groups x
+ * column_groups threads (the lane is tc + column_groups * tr), where thread (tr, tc) holds the rows
+ * tr + row_groups * i and the row_groups consecutive columns row_groups * tc + j. With two row groups,
+ * each value broadcast through shared memory serves two columns (half the loads per fused multiply-add
+ * of one column per thread), at the price of one shuffle level to add up the two halves of row k's
+ * elimination and one to hand the scaled row k to the other row group.
+ */
+template <int subwarp_size>
+struct GaussHuardShape {
+    static constexpr int row_groups = subwarp_size >= 2 ? 2 : 1;
+    static constexpr int column_groups = subwarp_size / row_groups;
+    static constexpr int rows_per_thread = subwarp_size / row_groups;
+    static constexpr int columns_per_thread = row_groups;
+};
+
+/// What step k broadcasts through shared memory, grouped by row group (entry i of group g belongs to
+/// row or step g + row_groups * i): row k's entries in the earlier pivot columns (the row-elimination
+/// multipliers, by step) and the pivot column's entries in rows 0..k. Step k writes each once and reads
+/// it after a sub-warp barrier; the barrier between the two (and the next step's first) orders the next
+/// writes after this step's reads.
 template <int subwarp_size, typename T>
 struct GaussHuardBuffer {
-    static constexpr int vector_width =
-        sizeof(T) * subwarp_size >= 16 ? static_cast<int>(16 / sizeof(T)) : 1;
-    struct alignas(sizeof(T) * vector_width) Vector {
-        T values[vector_width];
-    };
-    Vector multipliers[subwarp_size / vector_width];
-    Vector pivot_column[subwarp_size / vector_width];
+    using Shape = GaussHuardShape<subwarp_size>;
+    SharedValues<Shape::rows_per_thread, T> multipliers[Shape::row_groups];
+    SharedValues<Shape::rows_per_thread, T> pivot_column[Shape::row_groups];
 };
 
 /// Exact pivot-search key of a candidate: its magnitude's bit pattern (which orders like the magnitude,
@@ -66,14 +79,14 @@ __device__ __forceinline__ std::int64_t factor_position(int row, int step, int n
  * Factorizes the n x n item at `factors` in place (row-major, stored as described in
  * core/batch/batch_dense_kernels.hpp) and writes its pivot columns to `pivots`; returns info (0 or the
  * 1-based failing step; the item is then left unchanged). All lanes of the sub-warp must call it;
- * `buffer` is the sub-warp's own.
+ * `buffer` is the sub-warp's own. Threads share the item as GaussHuardShape describes.
  *
- * Per step k, every lane: k fused multiply-adds for row k (its multipliers, row k's entries in the
- * earlier pivot columns, are still those of A: rows below k are untouched until step k; they reach the
- * lanes through `buffer`, 16 bytes per load), one exact pivot search (an all-reduce of a 64-bit key and
- * a ballot for the smallest lane among equal magnitudes), one division, and k fused multiply-adds for
- * the rows above k with the pivot column from `buffer`. The earlier version broadcast every multiplier
- * and every pivot-column entry by shuffles (two per double) and searched the pivot with six shuffles per
+ * Step k: row k's multipliers (its entries in the earlier pivot columns, still those of A: rows below k
+ * are untouched until step k) and the pivot column reach the threads through `buffer`, 16 bytes per
+ * load; each thread adds up its rows' part of row k's elimination for its columns, one shuffle level
+ * adds the row groups' parts; the pivot search is exact (an all-reduce of a 64-bit magnitude key and a
+ * ballot for the smallest column among equal magnitudes). The first version broadcast every multiplier
+ * and pivot-column entry by shuffles (two per double) and searched the pivot with six shuffles per
  * level: shuffle-bound, 9x slower per flop than Gauss-Jordan on the H100.
  */
 template <int subwarp_size, typename T>
@@ -81,88 +94,169 @@ __device__ __forceinline__ int gauss_huard_factorize_item(T* factors, std::int32
                                                           bool transposed_storage,
                                                           GaussHuardBuffer<subwarp_size, T>& buffer)
 {
-    constexpr int width = GaussHuardBuffer<subwarp_size, T>::vector_width;
+    using Shape = GaussHuardShape<subwarp_size>;
+    constexpr int row_groups = Shape::row_groups;
+    constexpr int column_groups = Shape::column_groups;
+    constexpr int rows = Shape::rows_per_thread;
+    constexpr int columns = Shape::columns_per_thread;
+    using Shared = SharedValues<rows, T>;
+    constexpr int width = Shared::width;
     const int lane = warp::rank<subwarp_size>();
-    T column[subwarp_size];
-    T row_sums[subwarp_size];
+    const int tr = lane / column_groups;
+    const int tc = lane % column_groups;
+    T values[rows][columns];
+    int column_step[columns];  // the step at which the column was the pivot (-1: not yet)
+    T row_sums[rows];
 #pragma unroll
-    for (int i = 0; i < subwarp_size; ++i) {
-        column[i] = (lane < n && i < n) ? factors[i * n + lane] : T{};
-        row_sums[i] = magnitude(column[i]);
+    for (int i = 0; i < rows; ++i) {
+        const int r = tr + row_groups * i;
+        row_sums[i] = T{};
+#pragma unroll
+        for (int j = 0; j < columns; ++j) {
+            const int c = row_groups * tc + j;
+            values[i][j] = (r < n && c < n) ? factors[r * n + c] : T{};
+            row_sums[i] += magnitude(values[i][j]);
+        }
     }
-    warp::reduce_scatter_sum<subwarp_size>(row_sums);
+#pragma unroll
+    for (int j = 0; j < columns; ++j) {
+        column_step[j] = -1;
+    }
+    // The threads of one row group are consecutive lanes: the reduce-scatter leaves row tr + row_groups * tc's
+    // sum on each.
+    warp::reduce_scatter_sum<column_groups>(row_sums);
     const T tiny_bound = tiny_pivot_bound(n, warp::all_reduce_max<subwarp_size>(row_sums[0]));
 
-    int pivot_step = -1;
     int info = 0;
     // Unrolled with no early exit (compile-time register indices; see eliminate in gauss_jordan.cuh):
     // steps past n and after a tiny pivot are skipped by a predicate uniform over the sub-warp.
 #pragma unroll
     for (int k = 0; k < subwarp_size; ++k) {
         if (k < n && info == 0) {
+            const int k_slot = k / row_groups;
+            const bool holds_row_k = tr == k % row_groups;
             // Row elimination: a_kc -= sum_{j<k} a_k,q_j * a_jc for every column c not yet pivoted.
-            if (pivot_step >= 0) {
-                buffer.multipliers[pivot_step / width].values[pivot_step % width] = column[k];
-            }
-            subwarp_sync<subwarp_size>();
-            T updated = column[k];
+            if (holds_row_k) {
 #pragma unroll
-            for (int c = 0; c < (k + width - 1) / width; ++c) {
-                const auto multipliers = buffer.multipliers[c];
-#pragma unroll
-                for (int w = 0; w < width; ++w) {
-                    const int j = c * width + w;
-                    if (j < k) {
-                        updated = fma(-multipliers.values[w], column[j], updated);
+                for (int j = 0; j < columns; ++j) {
+                    const int step = column_step[j];
+                    if (step >= 0) {
+                        buffer.multipliers[step % row_groups].store(step / row_groups, values[k_slot][j]);
                     }
                 }
             }
-            const bool active = lane < n && pivot_step < 0;
-            if (active) {
-                column[k] = updated;
+            subwarp_sync<subwarp_size>();
+            T sums[columns];
+#pragma unroll
+            for (int j = 0; j < columns; ++j) {
+                sums[j] = T{};
             }
-            // Pivot: the largest magnitude among the active lanes, ties to the smallest lane (column).
-            const auto key = exact_pivot_key(column[k], active);
+            // Rows tr + row_groups * i < k; the last slot may hold row k or below for some tr (masked).
+#pragma unroll
+            for (int v = 0; v * width * row_groups < k; ++v) {
+                const auto weights = buffer.multipliers[tr].vectors[v];
+#pragma unroll
+                for (int w = 0; w < width; ++w) {
+                    const int i = v * width + w;
+                    if (row_groups * i < k) {
+                        const T weight = tr + row_groups * i < k ? weights.values[w] : T{};
+#pragma unroll
+                        for (int j = 0; j < columns; ++j) {
+                            sums[j] = fma(weight, values[i][j], sums[j]);
+                        }
+                    }
+                }
+            }
+            using Key = decltype(exact_pivot_key(T{}, false));
+            Key key = 0;
+            int best = 0;
+            bool active[columns];
+#pragma unroll
+            for (int j = 0; j < columns; ++j) {
+#pragma unroll
+                for (int offset = column_groups; offset < subwarp_size; offset *= 2) {
+                    sums[j] += warp::shuffle_xor<subwarp_size>(sums[j], offset);
+                }
+                active[j] = row_groups * tc + j < n && column_step[j] < 0;
+                if (holds_row_k && active[j]) {
+                    values[k_slot][j] -= sums[j];
+                }
+                // Ties go to the smaller column: a later column of this thread must be strictly larger.
+                const Key column_key = exact_pivot_key(values[k_slot][j], holds_row_k && active[j]);
+                if (column_key > key) {
+                    key = column_key;
+                    best = j;
+                }
+            }
+            // Pivot: the largest magnitude of row k among the active columns, ties to the smallest
+            // column (the lowest lane, whose columns come first).
             const int pivot_lane =
                 warp::lowest_rank_where<subwarp_size>(key == warp::all_reduce_max<subwarp_size>(key));
-            if (lane == pivot_lane) {
-                pivot_step = k;
+            const int pivot_slot = warp::shuffle<subwarp_size>(best, pivot_lane);
+            const bool holds_pivot_column = tc == pivot_lane % column_groups;
+            if (holds_pivot_column) {
 #pragma unroll
-                for (int i = 0; i <= k; ++i) {
-                    buffer.pivot_column[i / width].values[i % width] = column[i];
+                for (int j = 0; j < columns; ++j) {
+                    if (j == pivot_slot) {
+                        column_step[j] = k;
+#pragma unroll
+                        for (int i = 0; row_groups * i <= k; ++i) {
+                            buffer.pivot_column[tr].store(i, values[i][j]);
+                        }
+                    }
                 }
             }
             subwarp_sync<subwarp_size>();
-            const T pivot = buffer.pivot_column[k / width].values[k % width];
+            const T pivot = buffer.pivot_column[k % row_groups].load(k_slot);
             if (!(magnitude(pivot) > tiny_bound)) {
                 info = k + 1;
             } else {
-                // Diagonalization (scale row k by the pivot) and column elimination above row k.
-                const bool eliminating = active && lane != pivot_lane;
-                if (eliminating) {
-                    column[k] /= pivot;
-                }
-                const T row_k_entry = eliminating ? column[k] : T{};
+                // Diagonalization (scale row k by the pivot) by its holders, who hand the scaled row to
+                // the other row groups; then column elimination above row k.
+                T row_k[columns];
 #pragma unroll
-                for (int c = 0; c < (k + width - 1) / width; ++c) {
-                    const auto above = buffer.pivot_column[c];
+                for (int j = 0; j < columns; ++j) {
+                    const bool eliminating = active[j] && !(holds_pivot_column && j == pivot_slot);
+                    if (holds_row_k && eliminating) {
+                        values[k_slot][j] /= pivot;
+                    }
+                    row_k[j] = warp::shuffle<subwarp_size>(eliminating ? values[k_slot][j] : T{},
+                                                           tc + column_groups * (k % row_groups));
+                }
+#pragma unroll
+                for (int v = 0; v * width * row_groups < k; ++v) {
+                    const auto above = buffer.pivot_column[tr].vectors[v];
 #pragma unroll
                     for (int w = 0; w < width; ++w) {
-                        const int i = c * width + w;
-                        if (i < k) {
-                            column[i] = fma(-above.values[w], row_k_entry, column[i]);
+                        const int i = v * width + w;
+                        if (row_groups * i < k) {
+                            const T factor = tr + row_groups * i < k ? above.values[w] : T{};
+#pragma unroll
+                            for (int j = 0; j < columns; ++j) {
+                                values[i][j] = fma(-factor, row_k[j], values[i][j]);
+                            }
                         }
                     }
                 }
             }
         }
     }
-    if (info == 0 && lane < n) {
-        pivots[pivot_step] = lane;
+    if (info == 0) {
 #pragma unroll
-        for (int i = 0; i < subwarp_size; ++i) {
-            if (i < n) {
-                factors[factor_position(i, pivot_step, n, transposed_storage)] = column[i];
+        for (int j = 0; j < columns; ++j) {
+            const int c = row_groups * tc + j;
+            if (c < n) {
+                const int step = column_step[j];
+                if (tr == 0) {
+                    pivots[step] = c;
+                }
+#pragma unroll
+                for (int i = 0; i < rows; ++i) {
+                    const int r = tr + row_groups * i;
+                    if (r < n) {
+                        factors[factor_position(r, step, n, transposed_storage)] = values[i][j];
+                    }
+                }
             }
         }
     }

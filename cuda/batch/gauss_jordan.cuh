@@ -170,36 +170,6 @@ __device__ __forceinline__ T load_rows(const T* item, int n, StagingTile<subwarp
     return load_rows_with<subwarp_size>(DenseItemLoader<subwarp_size, T>{item}, n, tile, row);
 }
 
-/// `count` values aligned for 16-byte accesses where count values fill whole 16-byte vectors.
-template <int count, typename T>
-struct SharedValues {
-    static constexpr int width =
-        (16 % sizeof(T) == 0 && count % static_cast<int>(16 / sizeof(T)) == 0) ? static_cast<int>(16 / sizeof(T))
-                                                                                : 1;
-    struct alignas(sizeof(T) * width) Vector {
-        T values[width];
-    };
-    Vector vectors[count / width];
-
-    __device__ __forceinline__ void store(int index, T value)
-    {
-        vectors[index / width].values[index % width] = value;
-    }
-    __device__ __forceinline__ T load(int index) const { return vectors[index / width].values[index % width]; }
-    /// All values into `out`, one vector load at a time.
-    __device__ __forceinline__ void load_all(T (&out)[count]) const
-    {
-#pragma unroll
-        for (int v = 0; v < count / width; ++v) {
-            const Vector vector = vectors[v];
-#pragma unroll
-            for (int w = 0; w < width; ++w) {
-                out[v * width + w] = vector.values[w];
-            }
-        }
-    }
-};
-
 /// What one elimination step broadcasts through shared memory: the pivot row, grouped by column group
 /// (row[tc] holds the entries of the columns of the threads with that tc), and column k, grouped by row
 /// group (column[tr] holds the entries of the rows of the threads with that tr).
@@ -347,13 +317,13 @@ __device__ __forceinline__ T inverse_norm(int n, const GaussJordanRow<subwarp_si
 }
 
 /**
- * Writes A^-1 (row-major, n x n at `inverse`) from the eliminated rows: the row that was the pivot of
- * step k is row k of the inverse, and column c of the working array is column pivot_row(c) of it. Both
- * are applied through `tile`, whose last column receives pivot_row(c) at row c (a small integer, exact
- * in T), so the global stores are coalesced. `write` may differ between sub-warps, but all threads of the
- * block must call this function.
+ * Writes A^-1 (n x n at `inverse`, row-major, or column-major with `column_major`) from the eliminated rows:
+ * the row that was the pivot of step k is row k of the inverse, and column c of the working array is
+ * column pivot_row(c) of it. Both are applied through `tile`, whose last column receives pivot_row(c) at
+ * row c (a small integer, exact in T), so the global stores are coalesced. `write` may differ between
+ * sub-warps, but all threads of the block must call this function.
  */
-template <int subwarp_size, typename T>
+template <int subwarp_size, bool column_major = false, typename T>
 __device__ __forceinline__ void store_inverse(T* inverse, int n, bool write,
                                               StagingTile<subwarp_size, T>& tile,
                                               const GaussJordanRow<subwarp_size, T>& row)
@@ -380,7 +350,15 @@ __device__ __forceinline__ void store_inverse(T* inverse, int n, bool write,
         }
     }
     __syncthreads();
-    if (write && lane < n) {
+    if (write && lane < n && column_major) {
+        // Lane r writes row r of every column: working column c is column destination(c) of the inverse.
+#pragma unroll
+        for (int c = 0; c < subwarp_size; ++c) {
+            if (c < n) {
+                inverse[static_cast<int>(tile[c][subwarp_size]) * n + lane] = tile[lane][c];
+            }
+        }
+    } else if (write && lane < n) {
         // Working column `lane` is column `destination` of the inverse.
         const int destination = static_cast<int>(tile[lane][subwarp_size]);
 #pragma unroll

@@ -172,6 +172,37 @@ __device__ __forceinline__ void subwarp_sync()
 #endif
 }
 
+/// `count` values in shared memory through which a sub-warp broadcasts a row or column of its item, aligned
+/// for 16-byte accesses where the values fill whole 16-byte vectors.
+template <int count, typename T>
+struct SharedValues {
+    static constexpr int width =
+        (16 % sizeof(T) == 0 && count % static_cast<int>(16 / sizeof(T)) == 0) ? static_cast<int>(16 / sizeof(T))
+                                                                                : 1;
+    struct alignas(sizeof(T) * width) Vector {
+        T values[width];
+    };
+    Vector vectors[count / width];
+
+    __device__ __forceinline__ void store(int index, T value)
+    {
+        vectors[index / width].values[index % width] = value;
+    }
+    __device__ __forceinline__ T load(int index) const { return vectors[index / width].values[index % width]; }
+    /// All values into `out`, one vector load at a time.
+    __device__ __forceinline__ void load_all(T (&out)[count]) const
+    {
+#pragma unroll
+        for (int v = 0; v < count / width; ++v) {
+            const Vector vector = vectors[v];
+#pragma unroll
+            for (int w = 0; w < width; ++w) {
+                out[v * width + w] = vector.values[w];
+            }
+        }
+    }
+};
+
 /// The tiny-pivot bound of the info contract: a pivot p fails if !(|p| > n * eps * ||A||_inf).
 template <typename T>
 __device__ __forceinline__ T tiny_pivot_bound(int n, T input_norm)
