@@ -4,8 +4,9 @@
 //
 // Every square-item operation runs the register kernel once per item size class (for_each_size_class of
 // register_batch.cuh: a uniform batch is one class, a variable one up to six, each on the sub-warp its
-// items need), which handles every item up to 32 x 32; when the batch also holds larger items, the
-// global-memory kernel of large_items.cuh (one thread per item) handles those.
+// items need), which handles every item up to 32 x 32; when the batch also holds larger items,
+// large_items.cuh handles those: inversion by one thread block per item up to 128 x 128, everything else
+// by one thread per item.
 #include <cstdint>
 #include <limits>
 
@@ -56,16 +57,51 @@ __global__ void __launch_bounds__(RegisterPolicy::block_size,
     }
 }
 
+template <int order, typename T>
+__global__ void __launch_bounds__(BlockedGaussJordan<order>::threads, order <= 64 ? 4 : 1)
+    blocked_gauss_jordan_kernel(LayoutView layout, const T* a, T* inverse, T* cond, std::int32_t* info)
+{
+    // One thread block per listed item of order/2 < n <= order (large_items.cuh); `inverse` null: not
+    // written; `cond` null: no condition number.
+    __shared__ BlockedInversionShared<order, T> shared;
+    const auto index = layout.listed_item(blockIdx.x);
+    const int n = layout.rows_of(index);
+    if (n <= order / 2 || n > order) {
+        return;
+    }
+    const auto offset = layout.offset_of(index);
+    T norm;
+    T inverse_norm;
+    const int item_info = blocked_invert_item<order>(a + offset, inverse + offset, n, inverse != nullptr,
+                                                     shared, norm, inverse_norm);
+    if (threadIdx.x == 0) {
+        info[index] = item_info;
+        if (cond != nullptr) {
+            cond[index] = item_info == 0 ? norm * inverse_norm : std::numeric_limits<T>::infinity();
+        }
+    }
+}
+
+template <int order, typename T>
+void launch_blocked_gauss_jordan(const LayoutView& large_items, const T* a, T* inverse, T* cond,
+                                 std::int32_t* info)
+{
+    blocked_gauss_jordan_kernel<order, T>
+        <<<static_cast<unsigned>(large_items.num_listed), BlockedGaussJordan<order>::threads>>>(
+            large_items, a, inverse, cond, info);
+    LARCH_LAUNCH_CHECK("batch_dense::blocked_gauss_jordan_kernel");
+}
+
 template <typename T>
 __global__ void __launch_bounds__(default_block_size)
     invert_large_items_kernel(LayoutView layout, const T* a, T* inverse, T* cond,
                               std::int32_t* info, std::int32_t* permutation, T* scratch)
 {
-    // One thread per item larger than 32 x 32 (large_items.cuh); `inverse` is the output or, for a
-    // condition number alone, a scratch copy of the batch.
+    // One thread per item larger than the blocked kernel's (large_items.cuh); `inverse` is the output
+    // or, for a condition number alone, a scratch copy of the batch.
     for (const auto item : grid_stride_range(layout.num_items)) {
         const int n = layout.rows_of(item);
-        if (n <= max_register_item_size) {
+        if (n <= max_blocked_item_size) {
             continue;
         }
         const auto offset = layout.offset_of(item);
@@ -273,6 +309,14 @@ void run_gauss_jordan(const DefaultExecutor& exec, const ::larch::batch::Dense<T
         LARCH_LAUNCH_CHECK("batch_dense::gauss_jordan_kernel");
     });
     if (max_size > max_register_item_size) {
+        const auto large_items = class_view(a.get_layout(), ::larch::batch::ItemLayout::num_size_classes - 1);
+        launch_blocked_gauss_jordan<64>(large_items, a.get_const_values(), inverse, cond, info);
+        if (max_size > 64) {
+            launch_blocked_gauss_jordan<max_blocked_item_size>(large_items, a.get_const_values(), inverse,
+                                                               cond, info);
+        }
+    }
+    if (max_size > max_blocked_item_size) {
         const auto exec_ptr = exec.shared_from_this();
         array<std::int32_t> permutation{exec_ptr, a.get_layout().get_num_rows()};
         array<T> scratch{exec_ptr, a.get_layout().get_num_rows()};

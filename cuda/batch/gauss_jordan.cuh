@@ -56,48 +56,105 @@ __device__ __forceinline__ std::uint32_t leading_bits(float value)
     return static_cast<std::uint32_t>(__float_as_int(value));
 }
 
-/// Pivot-search key (see the file comment): 0 for a row that may not be the pivot, otherwise
-/// bit 31 set, the magnitude's leading bits, and 31 - rank in the low 5 bits (ties go to the smaller rank).
-template <typename T>
+/// Pivot-search key (see the file comment) for rows 0..order-1 (order a power of two <= 128): 0 for a
+/// row that may not be the pivot, otherwise bit 31 set, the magnitude's leading bits, and
+/// order - 1 - rank in the low log2(order) bits (ties go to the smaller rank; 5 bits up to order 32).
+template <int order, typename T>
 __device__ __forceinline__ std::uint32_t pivot_key(T value, int rank, bool candidate)
 {
+    constexpr std::uint32_t mask = order < 32 ? 31u : static_cast<std::uint32_t>(order - 1);
     const std::uint32_t bits = leading_bits(magnitude(value));
-    return candidate ? (0x80000000u | (bits & ~31u) | static_cast<std::uint32_t>(31 - rank)) : 0u;
+    return candidate ? (0x80000000u | (bits & ~mask) | (mask - static_cast<std::uint32_t>(rank))) : 0u;
 }
 
+template <int order>
 __device__ __forceinline__ int rank_of_pivot_key(std::uint32_t key)
 {
-    return 31 - static_cast<int>(key & 31u);
+    constexpr std::uint32_t mask = order < 32 ? 31u : static_cast<std::uint32_t>(order - 1);
+    return static_cast<int>(mask - (key & mask));
 }
 
 /**
- * How the p x p working matrix of one item is shared by the p threads of its sub-warp: a grid of
- * row_groups x column_groups threads (the lane is tr + row_groups * tc), where thread (tr, tc) holds the
+ * How the order x order working matrix of one item is shared by `threads` threads: a grid of
+ * row_groups x column_groups threads (rank tc + column_groups * tr), where thread (tr, tc) holds the
  * rows_per_thread rows tr + row_groups * i and the columns_per_thread columns tc + column_groups * j.
- * column_groups is the largest power of two whose square is at most p, so that each thread holds a
- * near-square block: at p = 32, 4 x 8 values, whose update at each step needs 8 pivot-row entries and 4
- * column entries from shared memory (12 loads for 32 fused multiply-adds, against 32 for 32 with one
- * row per thread, where the shared-memory pipe was the limit). Interleaved rows and columns keep a
- * smaller item (n < p) off the padding uniformly: a step skips the row slots i with row_groups * i >= n
- * and the column slots j with column_groups * j >= n on every thread, so an item of 17 costs about 17^2,
- * not 32^2, per step.
+ * Each thread holds a near-square block: for a sub-warp (order = threads = p, GaussJordanShape) at
+ * p = 32, 4 x 8 values, whose update at each step needs 8 pivot-row entries and 4 column entries from
+ * shared memory (12 loads for 32 fused multiply-adds, against 32 for 32 with one row per thread, where
+ * the shared-memory pipe was the limit). Interleaved rows and columns keep a smaller item (n < order) off
+ * the padding uniformly: a step skips the row slots i with row_groups * i >= n and the column slots j with
+ * column_groups * j >= n on every thread, so an item of 17 costs about 17^2, not 32^2, per step.
+ * Consecutive ranks hold consecutive columns, so a thread block reading its item straight from global
+ * memory reads whole row segments.
  */
-template <int subwarp_size>
-struct GaussJordanShape {
-    static constexpr int column_groups = subwarp_size >= 16 ? 4 : subwarp_size >= 4 ? 2 : 1;
-    static constexpr int row_groups = subwarp_size / column_groups;
-    static constexpr int rows_per_thread = column_groups;
-    static constexpr int columns_per_thread = row_groups;
+template <int order_, int threads_, int column_groups_>
+struct GaussJordanGrid {
+    static constexpr int order = order_;
+    static constexpr int threads = threads_;
+    static constexpr int column_groups = column_groups_;
+    static constexpr int row_groups = threads / column_groups;
+    static constexpr int rows_per_thread = order / row_groups;
+    static constexpr int columns_per_thread = order / column_groups;
+
+    __device__ static int row_group(int rank) { return rank / column_groups; }
+    __device__ static int column_group(int rank) { return rank % column_groups; }
 };
 
-/// This thread's block of the working matrix [A | I] (stored in place, see GaussJordanShape), and what
+/// The grid of a sub-warp of p threads on a p x p item.
+template <int subwarp_size>
+using GaussJordanShape =
+    GaussJordanGrid<subwarp_size, subwarp_size, (subwarp_size >= 16 ? 4 : subwarp_size >= 4 ? 2 : 1)>;
+
+/// This thread's block of the working matrix [A | I] (stored in place, see GaussJordanGrid), and what
 /// it knows about its rows.
+template <typename Grid, typename T>
+struct GaussJordanPart {
+    T values[Grid::rows_per_thread][Grid::columns_per_thread];
+    int pivot_step[Grid::rows_per_thread];  ///< the step at which the row was the pivot (-1: not yet)
+    T pivot[Grid::rows_per_thread];         ///< the row's pivot; the stored row is the true row times it
+};
+
+/// A sub-warp's part of its item.
 template <int subwarp_size, typename T>
-struct GaussJordanRow {
-    using Shape = GaussJordanShape<subwarp_size>;
-    T values[Shape::rows_per_thread][Shape::columns_per_thread];
-    int pivot_step[Shape::rows_per_thread];  ///< the step at which the row was the pivot (-1: not yet)
-    T pivot[Shape::rows_per_thread];         ///< the row's pivot; the stored row is the true row times it
+using GaussJordanRow = GaussJordanPart<GaussJordanShape<subwarp_size>, T>;
+
+/// The threads that eliminate one item together, as eliminate_with needs them: a sub-warp (its own
+/// barrier; all-reduces by shuffles) ...
+template <int subwarp_size>
+struct SubwarpTeam {
+    struct Scratch {};
+    __device__ static int rank() { return warp::rank<subwarp_size>(); }
+    __device__ static void sync() { subwarp_sync<subwarp_size>(); }
+    __device__ static std::uint32_t all_reduce_max(std::uint32_t key, Scratch&, int)
+    {
+        return warp::all_reduce_max<subwarp_size>(key);
+    }
+};
+
+/// ... or a whole thread block (block barriers; all-reduces through shared memory, `parity` alternating
+/// between consecutive calls so that one barrier per call suffices).
+template <int threads>
+struct BlockTeam {
+    static constexpr int warps = threads / 32;
+    struct Scratch {
+        std::uint32_t keys[2][warps];
+    };
+    __device__ static int rank() { return static_cast<int>(threadIdx.x); }
+    __device__ static void sync() { __syncthreads(); }
+    __device__ static std::uint32_t all_reduce_max(std::uint32_t key, Scratch& scratch, int parity)
+    {
+        const std::uint32_t warp_max = warp::all_reduce_max<32>(key);
+        if (warp::rank<32>() == 0) {
+            scratch.keys[parity][rank() / 32] = warp_max;
+        }
+        __syncthreads();
+        std::uint32_t result = 0;
+#pragma unroll
+        for (int w = 0; w < warps; ++w) {
+            result = scratch.keys[parity][w] > result ? scratch.keys[parity][w] : result;
+        }
+        return result;
+    }
 };
 
 /**
@@ -140,8 +197,8 @@ __device__ __forceinline__ T load_rows_with(const Loader& loader, int n, Staging
 {
     using Shape = GaussJordanShape<subwarp_size>;
     const int lane = warp::rank<subwarp_size>();
-    const int tr = lane % Shape::row_groups;
-    const int tc = lane / Shape::row_groups;
+    const int tr = Shape::row_group(lane);
+    const int tc = Shape::column_group(lane);
     loader(n, tile);
     __syncthreads();
     T row_sum{};
@@ -173,44 +230,46 @@ __device__ __forceinline__ T load_rows(const T* item, int n, StagingTile<subwarp
 /// What one elimination step broadcasts through shared memory: the pivot row, grouped by column group
 /// (row[tc] holds the entries of the columns of the threads with that tc), and column k, grouped by row
 /// group (column[tr] holds the entries of the rows of the threads with that tr).
-template <int subwarp_size, typename T>
+template <typename Grid, typename T>
 struct GaussJordanStep {
-    using Shape = GaussJordanShape<subwarp_size>;
-    SharedValues<Shape::columns_per_thread, T> row[Shape::column_groups];
-    SharedValues<Shape::rows_per_thread, T> column[Shape::row_groups];
+    SharedValues<Grid::columns_per_thread, T> row[Grid::column_groups];
+    SharedValues<Grid::rows_per_thread, T> column[Grid::row_groups];
 };
 
-/// A sub-warp's broadcast buffers for two steps (step k uses steps[k % 2], so one sub-warp barrier per
-/// step suffices).
-template <int subwarp_size, typename T>
-struct PivotRowBuffer {
-    GaussJordanStep<subwarp_size, T> steps[2];
+/// A team's broadcast buffers for two steps (step k uses steps[k % 2], so one barrier per step suffices)
+/// and what its all-reduce needs.
+template <typename Grid, typename Team, typename T>
+struct GaussJordanBuffer {
+    GaussJordanStep<Grid, T> steps[2];
+    typename Team::Scratch scratch;
 };
+
+/// A sub-warp's buffers.
+template <int subwarp_size, typename T>
+using PivotRowBuffer = GaussJordanBuffer<GaussJordanShape<subwarp_size>, SubwarpTeam<subwarp_size>, T>;
 
 /**
- * In-place Gauss-Jordan elimination of the item held by the sub-warp (see GaussJordanShape; rows and
+ * In-place Gauss-Jordan elimination of the item held by the team (see GaussJordanGrid; rows and
  * columns >= n are padding). Returns info: 0, or the 1-based step whose pivot p had
- * !(|p| > tiny_bound), at which the elimination stopped. The result is identical on all lanes of the
- * sub-warp. `buffer` is this sub-warp's.
+ * !(|p| > tiny_bound), at which the elimination stopped. The result is identical on all threads of the
+ * team. `buffer` is this team's.
  */
-template <int subwarp_size, typename T>
-__device__ __forceinline__ int eliminate(int n, T tiny_bound, GaussJordanRow<subwarp_size, T>& row,
-                                         PivotRowBuffer<subwarp_size, T>& buffer)
+template <typename Grid, typename Team, typename T>
+__device__ __forceinline__ int eliminate_with(int n, T tiny_bound, GaussJordanPart<Grid, T>& row,
+                                              GaussJordanBuffer<Grid, Team, T>& buffer)
 {
-    using Shape = GaussJordanShape<subwarp_size>;
-    constexpr int row_groups = Shape::row_groups;
-    constexpr int column_groups = Shape::column_groups;
-    constexpr int rows = Shape::rows_per_thread;
-    constexpr int columns = Shape::columns_per_thread;
-    const int lane = warp::rank<subwarp_size>();
-    const int tr = lane % row_groups;
-    const int tc = lane / row_groups;
+    constexpr int row_groups = Grid::row_groups;
+    constexpr int column_groups = Grid::column_groups;
+    constexpr int rows = Grid::rows_per_thread;
+    constexpr int columns = Grid::columns_per_thread;
+    const int tr = Grid::row_group(Team::rank());
+    const int tc = Grid::column_group(Team::rank());
     int info = 0;
     // The loops have no early exit (a break or return would keep clang from unrolling them, and a
     // rolled loop sends the register block to local memory): steps past n, and the steps after a tiny
     // pivot, are skipped by a predicate that is uniform over the sub-warp.
 #pragma unroll
-    for (int k = 0; k < subwarp_size; ++k) {
+    for (int k = 0; k < Grid::order; ++k) {
         if (k < n && info == 0) {
             // Column k is column slot k_slot of the threads with tc == k % column_groups.
             const int k_slot = k / column_groups;
@@ -220,10 +279,12 @@ __device__ __forceinline__ int eliminate(int n, T tiny_bound, GaussJordanRow<sub
             for (int i = 0; i < rows; ++i) {
                 const int r = tr + row_groups * i;
                 const std::uint32_t row_key =
-                    pivot_key(row.values[i][k_slot], r, holds_column_k && r < n && row.pivot_step[i] < 0);
+                    pivot_key<Grid::order>(row.values[i][k_slot], r,
+                                           holds_column_k && r < n && row.pivot_step[i] < 0);
                 key = row_key > key ? row_key : key;
             }
-            const int pivot_rank = rank_of_pivot_key(warp::all_reduce_max<subwarp_size>(key));
+            const int pivot_rank =
+                rank_of_pivot_key<Grid::order>(Team::all_reduce_max(key, buffer.scratch, k % 2));
             const int pivot_slot = pivot_rank / row_groups;
             const bool holds_pivot_row = tr == pivot_rank % row_groups;
             auto& step = buffer.steps[k % 2];
@@ -242,7 +303,7 @@ __device__ __forceinline__ int eliminate(int n, T tiny_bound, GaussJordanRow<sub
                     }
                 }
             }
-            subwarp_sync<subwarp_size>();
+            Team::sync();
             const T pivot = step.column[pivot_rank % row_groups].load(pivot_slot);
             if (!(magnitude(pivot) > tiny_bound)) {
                 info = k + 1;
@@ -290,30 +351,44 @@ __device__ __forceinline__ int eliminate(int n, T tiny_bound, GaussJordanRow<sub
     return info;
 }
 
-/// ||A^-1||_inf from the eliminated rows (row sums do not depend on the column permutation).
+/// eliminate_with for a sub-warp.
 template <int subwarp_size, typename T>
-__device__ __forceinline__ T inverse_norm(int n, const GaussJordanRow<subwarp_size, T>& row)
+__device__ __forceinline__ int eliminate(int n, T tiny_bound, GaussJordanRow<subwarp_size, T>& row,
+                                         PivotRowBuffer<subwarp_size, T>& buffer)
 {
-    using Shape = GaussJordanShape<subwarp_size>;
-    const int tr = warp::rank<subwarp_size>() % Shape::row_groups;
+    return eliminate_with(n, tiny_bound, row, buffer);
+}
+
+/// The largest over this thread's real rows (< n) of |row|_1 / |scale of the row| (the scale is the
+/// row's pivot after elimination, 1 before), where the threads of a row group, consecutive ranks, add up
+/// their parts of each row: the team's maximum of it is ||A^-1||_inf after elimination (row sums do not
+/// depend on the column permutation) and ||A||_inf before.
+template <typename Grid, typename T>
+__device__ __forceinline__ T largest_scaled_row_sum(int rank, int n, const GaussJordanPart<Grid, T>& row)
+{
+    const int tr = Grid::row_group(rank);
     T largest{};
 #pragma unroll
-    for (int i = 0; i < Shape::rows_per_thread; ++i) {
+    for (int i = 0; i < Grid::rows_per_thread; ++i) {
         T row_sum{};
 #pragma unroll
-        for (int j = 0; j < Shape::columns_per_thread; ++j) {
+        for (int j = 0; j < Grid::columns_per_thread; ++j) {
             row_sum += magnitude(row.values[i][j]);
         }
-        // The threads with the same tr hold the rest of the row: lanes row_groups, 2 row_groups, ... apart.
-#pragma unroll
-        for (int offset = Shape::row_groups; offset < subwarp_size; offset *= 2) {
-            row_sum += warp::shuffle_xor<subwarp_size>(row_sum, offset);
-        }
-        const bool real_row = tr + Shape::row_groups * i < n;
+        row_sum = warp::all_reduce_sum<Grid::column_groups>(row_sum);
+        const bool real_row = tr + Grid::row_groups * i < n;
         const T scaled = real_row ? row_sum / magnitude(row.pivot[i]) : T{};
         largest = scaled > largest ? scaled : largest;
     }
-    return warp::all_reduce_max<subwarp_size>(largest);
+    return largest;
+}
+
+/// ||A^-1||_inf from the sub-warp's eliminated rows.
+template <int subwarp_size, typename T>
+__device__ __forceinline__ T inverse_norm(int n, const GaussJordanRow<subwarp_size, T>& row)
+{
+    return warp::all_reduce_max<subwarp_size>(
+        largest_scaled_row_sum(warp::rank<subwarp_size>(), n, row));
 }
 
 /**
@@ -330,8 +405,8 @@ __device__ __forceinline__ void store_inverse(T* inverse, int n, bool write,
 {
     using Shape = GaussJordanShape<subwarp_size>;
     const int lane = warp::rank<subwarp_size>();
-    const int tr = lane % Shape::row_groups;
-    const int tc = lane / Shape::row_groups;
+    const int tr = Shape::row_group(lane);
+    const int tc = Shape::column_group(lane);
     if (write) {
 #pragma unroll
         for (int i = 0; i < Shape::rows_per_thread; ++i) {

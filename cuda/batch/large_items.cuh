@@ -1,20 +1,133 @@
-// The path for items larger than 32 x 32, which do not fit in one sub-warp's registers: one THREAD per
-// item running the textbook algorithm in global memory (explicit swaps, which choose the same pivots as
-// the implicit pivoting of the register kernels and the reference: among the rows / columns not yet
-// pivoted, the largest magnitude, ties to the smaller ORIGINAL index). It is correct, not fast (O(n^3)
-// sequential work per thread, uncoalesced); large items are rare in block-Jacobi batches. The workspace
-// (`permutation`, `scratch`: one entry per item row, at the layout's row offsets) is allocated by the
-// caller only when the batch has such items.
+// The paths for items larger than 32 x 32, which do not fit in one sub-warp's registers.
+//
+// Gauss-Jordan inversion of items up to 128 x 128: one thread block per item (blocked_invert_item), the
+// register Gauss-Jordan of gauss_jordan.cuh on a thread block instead of a sub-warp (each of
+// order^2 / 32 threads holds a 4 x 8 block of the working matrix, order = 64 or 128; pivot rows and
+// columns through shared memory, the pivot search over the block through shared memory), the item read
+// straight from global memory (consecutive threads read consecutive columns) and written back with its
+// rows and columns permuted.
+//
+// Everything else (Gauss-Jordan above 128, Gauss-Huard above 32): one THREAD per item running the
+// textbook algorithm in global memory (explicit swaps, which choose the same pivots as the implicit
+// pivoting of the register kernels and the reference: among the rows / columns not yet pivoted, the
+// largest magnitude, ties to the smaller ORIGINAL index). It is correct, not fast (O(n^3) sequential work
+// per thread, uncoalesced). The workspace (`permutation`, `scratch`: one entry per item row, at the
+// layout's row offsets) is allocated by the caller only when the batch has such items.
 #pragma once
 
 #include <cstdint>
 
+#include "cuda/batch/gauss_jordan.cuh"
 #include "cuda/batch/register_batch.cuh"
 
 namespace larch {
 namespace kernels {
 namespace LARCH_DEVICE_NAMESPACE {
 namespace batch_dense {
+
+/// Largest item order of the thread-block Gauss-Jordan; larger items take the one-thread path.
+constexpr int max_blocked_item_size = 128;
+
+/// The thread-block Gauss-Jordan for items of order_/2 < n <= order_ (order_ = 64 or 128): its grid
+/// (order^2 / 32 threads, 4 x 8 values each) and team.
+template <int order_>
+struct BlockedGaussJordan {
+    using Grid = GaussJordanGrid<order_, order_ * order_ / 32, order_ / 8>;
+    using Team = BlockTeam<Grid::threads>;
+    static constexpr int threads = Grid::threads;
+};
+
+/// The maximum of `value` over the thread block, on every thread; `scratch` holds one value per warp and
+/// may be used again after the call.
+template <int threads, typename T>
+__device__ __forceinline__ T block_all_reduce_max(T value, T (&scratch)[threads / 32])
+{
+    const T warp_max = warp::all_reduce_max<32>(value);
+    if (warp::rank<32>() == 0) {
+        scratch[threadIdx.x / 32] = warp_max;
+    }
+    __syncthreads();
+    T result = scratch[0];
+#pragma unroll
+    for (int w = 1; w < threads / 32; ++w) {
+        result = scratch[w] > result ? scratch[w] : result;
+    }
+    __syncthreads();
+    return result;
+}
+
+/// What the thread block of blocked_invert_item shares.
+template <int order, typename T>
+struct BlockedInversionShared {
+    using Blocked = BlockedGaussJordan<order>;
+    GaussJordanBuffer<typename Blocked::Grid, typename Blocked::Team, T> buffer;
+    T warp_values[Blocked::threads / 32];
+    int row_of_step[order];
+};
+
+/**
+ * Inverts the n x n item at `a` (n <= order) into `inverse` (when `write`; it may be `a`) with the whole
+ * thread block; returns info and sets `norm` and `inverse_norm` (||A||_inf, ||A^-1||_inf; the latter
+ * meaningless unless info is 0). All threads of the block must call it.
+ */
+template <int order, typename T>
+__device__ __forceinline__ int blocked_invert_item(const T* a, T* inverse, int n, bool write,
+                                                   BlockedInversionShared<order, T>& shared, T& norm,
+                                                   T& inverse_norm)
+{
+    using Blocked = BlockedGaussJordan<order>;
+    using Grid = typename Blocked::Grid;
+    const int rank = static_cast<int>(threadIdx.x);
+    const int tr = Grid::row_group(rank);
+    const int tc = Grid::column_group(rank);
+    GaussJordanPart<Grid, T> part;
+#pragma unroll
+    for (int i = 0; i < Grid::rows_per_thread; ++i) {
+        const int r = tr + Grid::row_groups * i;
+        part.pivot_step[i] = -1;
+        part.pivot[i] = T{1};
+#pragma unroll
+        for (int j = 0; j < Grid::columns_per_thread; ++j) {
+            const int c = tc + Grid::column_groups * j;
+            part.values[i][j] = (r < n && c < n) ? a[std::int64_t{r} * n + c] : T{};
+        }
+    }
+    norm = block_all_reduce_max<Blocked::threads>(largest_scaled_row_sum(rank, n, part),
+                                                  shared.warp_values);
+    const int info = eliminate_with(n, tiny_pivot_bound(n, norm), part, shared.buffer);
+    inverse_norm = block_all_reduce_max<Blocked::threads>(largest_scaled_row_sum(rank, n, part),
+                                                          shared.warp_values);
+    if (info == 0 && write) {
+        // The row that was the pivot of step k is row k of the inverse; working column c is column
+        // row_of_step[c] of it.
+        if (tc == 0) {
+#pragma unroll
+            for (int i = 0; i < Grid::rows_per_thread; ++i) {
+                const int r = tr + Grid::row_groups * i;
+                if (r < n) {
+                    shared.row_of_step[part.pivot_step[i]] = r;
+                }
+            }
+        }
+        __syncthreads();
+#pragma unroll
+        for (int i = 0; i < Grid::rows_per_thread; ++i) {
+            const int r = tr + Grid::row_groups * i;
+            if (r < n) {
+                const T scale = T{1} / part.pivot[i];
+                T* destination_row = inverse + std::int64_t{part.pivot_step[i]} * n;
+#pragma unroll
+                for (int j = 0; j < Grid::columns_per_thread; ++j) {
+                    const int c = tc + Grid::column_groups * j;
+                    if (c < n) {
+                        destination_row[shared.row_of_step[c]] = part.values[i][j] * scale;
+                    }
+                }
+            }
+        }
+    }
+    return info;
+}
 
 /// ||A||_inf of a rows x cols row-major item.
 template <typename T>

@@ -110,6 +110,17 @@ LayoutView view_of(const LayoutType& layout)
             num_items};
 }
 
+/// The view listing the items of one size class (batch::ItemLayout::size_class_of; the last class holds
+/// the items with a dimension above 32).
+template <typename LayoutType>
+LayoutView class_view(const LayoutType& layout, int size_class)
+{
+    auto view = view_of(layout);
+    view.listed_items = layout.get_const_class_items(size_class);
+    view.num_listed = static_cast<std::int64_t>(layout.get_class_size(size_class));
+    return view;
+}
+
 /**
  * The one launch policy over item sizes: calls `launch(std::integral_constant<int, p>{}, view)` once per
  * non-empty size class of the batch (batch::ItemLayout::size_class_of), with p = the class's sub-warp
@@ -122,11 +133,8 @@ template <typename LayoutType, typename Function>
 void for_each_size_class(const LayoutType& layout, bool include_large, Function&& launch)
 {
     constexpr int large_class = LayoutType::num_size_classes - 1;
-    const auto all_items = view_of(layout);
     for (int size_class = 0; size_class < LayoutType::num_size_classes; ++size_class) {
-        auto view = all_items;
-        view.listed_items = layout.get_const_class_items(size_class);
-        view.num_listed = static_cast<std::int64_t>(layout.get_class_size(size_class));
+        const auto view = class_view(layout, size_class);
         if (view.num_listed == 0 || (size_class == large_class && !include_large)) {
             continue;
         }
