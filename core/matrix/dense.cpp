@@ -276,18 +276,44 @@ void Dense<T>::combine(T alpha, const Dense& a, T beta, const Dense& b, T gamma)
 template <typename T>
 std::vector<T> Dense<T>::compute_dot(const Dense& b) const
 {
-    check_same_size("compute_dot", b);
     array<T> result{get_executor(), get_size().cols};
-    LARCH_RUN_KERNEL(get_executor(), dense::compute_dot, *this, b, result);
+    compute_dot(b, result);
     return result.copy_to_host();
+}
+
+template <typename T>
+void Dense<T>::compute_dot(const Dense& b, array<T>& result) const
+{
+    check_same_size("compute_dot", b);
+    check_result("compute_dot", result);
+    LARCH_RUN_KERNEL(get_executor(), dense::compute_dot, *this, b, result);
 }
 
 template <typename T>
 std::vector<T> Dense<T>::compute_norm2() const
 {
     array<T> result{get_executor(), get_size().cols};
-    LARCH_RUN_KERNEL(get_executor(), dense::compute_norm2, *this, result);
+    compute_norm2(result);
     return result.copy_to_host();
+}
+
+template <typename T>
+void Dense<T>::compute_norm2(array<T>& result) const
+{
+    check_result("compute_norm2", result);
+    LARCH_RUN_KERNEL(get_executor(), dense::compute_norm2, *this, result);
+}
+
+template <typename T>
+void Dense<T>::check_result(const char* operation, const array<T>& result) const
+{
+    LARCH_ENSURE(result.get_size() == get_size().cols, DimensionMismatch,
+                 get_type_name() + "::" + operation + ": the result array has " +
+                     std::to_string(result.get_size()) + " entries but this matrix has " +
+                     std::to_string(get_size().cols) + " columns");
+    LARCH_ENSURE(result.get_executor() && get_executor()->memory_accessible(*result.get_executor()), NotSupported,
+                 get_type_name() + "::" + operation + ": the result array does not live on " +
+                     get_executor()->get_name());
 }
 
 template <typename T>

@@ -45,6 +45,7 @@ IterationOutcome Bicgstab<T>::iterate(const matrix::Dense<T>& b, matrix::Dense<T
 {
     (void)b, (void)residual_norm;
     const auto& a = *this->get_system_matrix();
+    Reductions<T> reduce{this->get_executor()};
     auto shadow = this->create_vector();
     auto p = this->create_vector();
     auto v = this->create_vector();
@@ -58,7 +59,7 @@ IterationOutcome Bicgstab<T>::iterate(const matrix::Dense<T>& b, matrix::Dense<T
     double alpha = 1;
     double omega = 1;
     while (true) {
-        const double rho_next = dot(*shadow, r);
+        const double rho_next = reduce.dot(*shadow, r);
         if (!std::isfinite(rho_next)) {
             return {stop::Reason::non_finite, "Bicgstab: rho = r_hat^T r is NaN or Inf"};
         }
@@ -72,7 +73,7 @@ IterationOutcome Bicgstab<T>::iterate(const matrix::Dense<T>& b, matrix::Dense<T
         p->combine(T{1}, r, static_cast<T>(-omega * beta), *v, static_cast<T>(beta));
         this->precondition(*p, *p_hat);
         a.apply(*p_hat, *v);
-        const double shadow_v = dot(*shadow, *v);
+        const double shadow_v = reduce.dot(*shadow, *v);
         if (!std::isfinite(shadow_v)) {
             return {stop::Reason::non_finite, "Bicgstab: r_hat^T A M^{-1} p is NaN or Inf"};
         }
@@ -81,15 +82,15 @@ IterationOutcome Bicgstab<T>::iterate(const matrix::Dense<T>& b, matrix::Dense<T
         }
         alpha = rho_next / shadow_v;
         r.add_scaled(static_cast<T>(-alpha), *v);  // r holds s from here on
-        const double s_norm = norm2(r);
+        const double s_norm = reduce.norm2(r);
         if (std::isfinite(s_norm) && monitor.meets_threshold(s_norm)) {
             x.add_scaled(static_cast<T>(alpha), *p_hat);
             return {monitor.check(s_norm), ""};
         }
         this->precondition(r, *s_hat);
         a.apply(*s_hat, *t);
-        const double t_t = dot(*t, *t);
-        const double t_s = dot(*t, r);
+        const double t_t = reduce.dot(*t, *t);
+        const double t_s = reduce.dot(*t, r);
         if (!std::isfinite(t_t) || !std::isfinite(t_s)) {
             return {stop::Reason::non_finite, "Bicgstab: t = A M^{-1} s holds NaN or Inf"};
         }
@@ -100,7 +101,7 @@ IterationOutcome Bicgstab<T>::iterate(const matrix::Dense<T>& b, matrix::Dense<T
         omega = t_s / t_t;
         x.combine(static_cast<T>(alpha), *p_hat, static_cast<T>(omega), *s_hat, T{1});
         r.add_scaled(static_cast<T>(-omega), *t);
-        const auto reason = monitor.check(norm2(r));
+        const auto reason = monitor.check(reduce.norm2(r));
         if (reason != stop::Reason::none) {
             return {reason, ""};
         }

@@ -43,12 +43,13 @@ IterationOutcome Cg<T>::iterate(const matrix::Dense<T>& b, matrix::Dense<T>& x, 
 {
     (void)b, (void)residual_norm;
     const auto& a = *this->get_system_matrix();
+    Reductions<T> reduce{this->get_executor()};
     auto z = this->create_vector();
     auto p = this->create_vector();
     auto q = this->create_vector();
     this->precondition(r, *z);
     p->copy_from(*z);
-    double rho = dot(r, *z);
+    double rho = reduce.dot(r, *z);
     while (true) {
         if (!std::isfinite(rho)) {
             return {stop::Reason::non_finite, "Cg: r^T M^{-1} r is NaN or Inf (check the preconditioner)"};
@@ -58,7 +59,7 @@ IterationOutcome Cg<T>::iterate(const matrix::Dense<T>& b, matrix::Dense<T>& x, 
                     "Cg: r^T M^{-1} r = 0 for a nonzero residual (singular preconditioner)"};
         }
         a.apply(*p, *q);
-        const double p_q = dot(*p, *q);
+        const double p_q = reduce.dot(*p, *q);
         if (!std::isfinite(p_q)) {
             return {stop::Reason::non_finite, "Cg: p^T A p is NaN or Inf"};
         }
@@ -68,12 +69,12 @@ IterationOutcome Cg<T>::iterate(const matrix::Dense<T>& b, matrix::Dense<T>& x, 
         const double alpha = rho / p_q;
         x.add_scaled(static_cast<T>(alpha), *p);
         r.add_scaled(static_cast<T>(-alpha), *q);
-        const auto reason = monitor.check(norm2(r));
+        const auto reason = monitor.check(reduce.norm2(r));
         if (reason != stop::Reason::none) {
             return {reason, ""};
         }
         this->precondition(r, *z);
-        const double rho_next = dot(r, *z);
+        const double rho_next = reduce.dot(r, *z);
         p->scale_add(static_cast<T>(rho_next / rho), *z);
         rho = rho_next;
     }

@@ -1,5 +1,6 @@
-// Gmres<T>: generation and the restarted, right-preconditioned GMRES(m) iteration (Arnoldi with modified
-// Gram-Schmidt on the executor; Hessenberg matrix, Givens rotations and triangular solve on the host).
+// Gmres<T>: generation and the restarted, right-preconditioned GMRES(m) iteration (Arnoldi with classical
+// Gram-Schmidt twice, CGS2, on the executor; Hessenberg matrix, Givens rotations and triangular solve on the
+// host).
 #include "larch/solver/gmres.hpp"
 
 #include <algorithm>
@@ -7,6 +8,7 @@
 #include <vector>
 
 #include "core/components/instantiation.hpp"
+#include "core/solver/gram_schmidt_kernels.hpp"
 
 namespace larch {
 namespace solver {
@@ -50,6 +52,7 @@ IterationOutcome Gmres<T>::iterate(const matrix::Dense<T>& b, matrix::Dense<T>& 
     using Dense = matrix::Dense<T>;
     const auto exec = this->get_executor();
     const auto& a = *this->get_system_matrix();
+    Reductions<T> reduce{this->get_executor()};
     const auto n = this->get_size().rows;
     const auto m = parameters_.restart;
     auto basis = Dense::create(exec, dim2{m + 1, n});
@@ -59,6 +62,8 @@ IterationOutcome Gmres<T>::iterate(const matrix::Dense<T>& b, matrix::Dense<T>& 
     };
     auto z = this->create_vector();
     auto w = this->create_vector();
+    // The projection coefficients of the two Gram-Schmidt passes, one row each, read back together.
+    auto passes = Dense::create(exec, dim2{2, m + 1});
     std::vector<double> h((m + 1) * m);
     auto h_at = [&](size_type i, size_type j) -> double& { return h[i * m + j]; };
     std::vector<double> cosines(m);
@@ -77,12 +82,21 @@ IterationOutcome Gmres<T>::iterate(const matrix::Dense<T>& b, matrix::Dense<T>& 
             auto v_j = krylov_vector(j);
             this->precondition(*v_j, *z);
             a.apply(*z, *w);
-            for (size_type i = 0; i <= j; ++i) {
-                auto v_i = krylov_vector(i);
-                h_at(i, j) = dot(*v_i, *w);
-                w->add_scaled(static_cast<T>(-h_at(i, j)), *v_i);
+            // CGS2: classical Gram-Schmidt twice, each pass one projection on the whole basis and one update
+            // (Giraud, Langou, Rozloznik 2005: twice is enough for an orthogonal basis to working
+            // accuracy), one read-back for both instead of a synchronizing dot per basis vector.
+            const auto used = Dense::create(exec, dim2{j + 1, n}, array<T>::view(exec, (j + 1) * n, basis->get_values()), n);
+            for (size_type pass = 0; pass < 2; ++pass) {
+                auto coefficients = Dense::create(
+                    exec, dim2{j + 1, 1}, array<T>::view(exec, j + 1, passes->get_values() + pass * (m + 1)), 1);
+                LARCH_RUN_KERNEL(exec, gram_schmidt::project, *used, *w, *coefficients);
+                LARCH_RUN_KERNEL(exec, gram_schmidt::subtract, *used, *coefficients, *w);
             }
-            const double subdiagonal = norm2(*w);
+            const auto coefficients = passes->copy_to_host();
+            for (size_type i = 0; i <= j; ++i) {
+                h_at(i, j) = static_cast<double>(coefficients[i]) + static_cast<double>(coefficients[m + 1 + i]);
+            }
+            const double subdiagonal = reduce.norm2(*w);
             bool finite = std::isfinite(subdiagonal);
             for (size_type i = 0; i <= j; ++i) {
                 finite = finite && std::isfinite(h_at(i, j));
@@ -140,7 +154,7 @@ IterationOutcome Gmres<T>::iterate(const matrix::Dense<T>& b, matrix::Dense<T>& 
             return outcome;
         }
         this->compute_residual(b, x, r);
-        residual_norm = norm2(r);
+        residual_norm = reduce.norm2(r);
         if (!std::isfinite(residual_norm)) {
             return {stop::Reason::non_finite, "Gmres: the residual after a restart is NaN or Inf"};
         }

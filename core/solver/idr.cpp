@@ -98,6 +98,7 @@ IterationOutcome Idr<T>::iterate(const matrix::Dense<T>& b, matrix::Dense<T>& x,
 {
     (void)b;
     const auto& a = *this->get_system_matrix();
+    Reductions<T> reduce{this->get_executor()};
     const auto& p = shadow_space_;
     const auto s = p.size();
     std::vector<std::unique_ptr<matrix::Dense<T>>> g(s);
@@ -127,7 +128,7 @@ IterationOutcome Idr<T>::iterate(const matrix::Dense<T>& b, matrix::Dense<T>& x,
     };
     while (true) {
         for (size_type i = 0; i < s; ++i) {
-            f[i] = dot(*p[i], r);
+            f[i] = reduce.dot(*p[i], r);
         }
         for (size_type k = 0; k < s; ++k) {
             // Solve the lower triangular m(k:s, k:s) c = f(k:s).
@@ -155,12 +156,12 @@ IterationOutcome Idr<T>::iterate(const matrix::Dense<T>& b, matrix::Dense<T>& x,
             a.apply(*u[k], *g[k]);
             // Make g_k bi-orthogonal to p_1..p_{k-1} (modified Gram-Schmidt), keeping g_k = A u_k.
             for (size_type i = 0; i < k; ++i) {
-                const double alpha = dot(*p[i], *g[k]) / m_at(i, i);
+                const double alpha = reduce.dot(*p[i], *g[k]) / m_at(i, i);
                 g[k]->add_scaled(static_cast<T>(-alpha), *g[i]);
                 u[k]->add_scaled(static_cast<T>(-alpha), *u[i]);
             }
             for (size_type i = k; i < s; ++i) {
-                m_at(i, k) = dot(*p[i], *g[k]);
+                m_at(i, k) = reduce.dot(*p[i], *g[k]);
                 auto outcome = finite_or_stop(m_at(i, k), "p_i^T g_k");
                 if (outcome.reason != stop::Reason::none) {
                     return outcome;
@@ -172,7 +173,7 @@ IterationOutcome Idr<T>::iterate(const matrix::Dense<T>& b, matrix::Dense<T>& x,
             const double beta = f[k] / m_at(k, k);
             r.add_scaled(static_cast<T>(-beta), *g[k]);
             x.add_scaled(static_cast<T>(beta), *u[k]);
-            residual_norm = norm2(r);
+            residual_norm = reduce.norm2(r);
             const auto reason = monitor.check(residual_norm);
             if (reason != stop::Reason::none) {
                 return {reason, ""};
@@ -185,8 +186,8 @@ IterationOutcome Idr<T>::iterate(const matrix::Dense<T>& b, matrix::Dense<T>& x,
         // with the safeguard of Sleijpen and van der Vorst against a tiny |cos(t, r)|.
         this->precondition(r, *v);
         a.apply(*v, *t);
-        const double t_norm = norm2(*t);
-        const double t_r = dot(*t, r);
+        const double t_norm = reduce.norm2(*t);
+        const double t_r = reduce.dot(*t, r);
         for (auto outcome : {finite_or_stop(t_norm, "||A M^{-1} r||"), finite_or_stop(t_r, "t^T r")}) {
             if (outcome.reason != stop::Reason::none) {
                 return outcome;
@@ -202,7 +203,7 @@ IterationOutcome Idr<T>::iterate(const matrix::Dense<T>& b, matrix::Dense<T>& x,
         }
         r.add_scaled(static_cast<T>(-omega), *t);
         x.add_scaled(static_cast<T>(omega), *v);
-        residual_norm = norm2(r);
+        residual_norm = reduce.norm2(r);
         const auto reason = monitor.check(residual_norm);
         if (reason != stop::Reason::none) {
             return {reason, ""};

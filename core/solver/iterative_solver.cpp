@@ -206,7 +206,8 @@ template <typename T>
 void IterativeSolver<T>::solve_column(size_type column, const vector_type& b, vector_type& x,
                                       vector_type& r, stop::Status& status) const
 {
-    status.rhs_norm = norm2(b);
+    Reductions<T> reduce{get_executor()};
+    status.rhs_norm = reduce.norm2(b);
     auto finish = [&](stop::Reason reason, std::string message, double residual_norm) {
         status.reason = reason;
         status.message = std::move(message);
@@ -220,7 +221,7 @@ void IterativeSolver<T>::solve_column(size_type column, const vector_type& b, ve
         return finish(stop::Reason::converged, "zero right-hand side: x = 0", 0.0);
     }
     compute_residual(b, x, r);
-    double residual_norm = norm2(r);
+    double residual_norm = reduce.norm2(r);
     status.initial_residual_norm = residual_norm;
     status.threshold = criteria_.get_threshold(status.rhs_norm, residual_norm);
     for (const auto& logger : loggers_) {
@@ -244,7 +245,7 @@ void IterativeSolver<T>::solve_column(size_type column, const vector_type& b, ve
         auto outcome = iterate(b, x, r, residual_norm, monitor);
         status.iterations = monitor.get_iterations();
         compute_residual(b, x, r);
-        residual_norm = norm2(r);
+        residual_norm = reduce.norm2(r);
         if (outcome.reason == stop::Reason::non_finite || !std::isfinite(residual_norm)) {
             return finish(stop::Reason::non_finite,
                           outcome.message.empty() ? "NaN or Inf in the iteration" : outcome.message,

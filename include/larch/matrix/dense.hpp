@@ -87,8 +87,14 @@ public:
     void combine(T alpha, const Dense& a, T beta, const Dense& b, T gamma);
     /// Per column j: sum_i this(i, j) * b(i, j).
     std::vector<T> compute_dot(const Dense& b) const;
+    /// As above, written into `result` (one entry per column, on this executor) without allocating or
+    /// synchronizing: a reused result array keeps a solver's reductions free of allocations. Throws
+    /// DimensionMismatch for a result of another size, NotSupported for one on another executor.
+    void compute_dot(const Dense& b, array<T>& result) const;
     /// Per column j: the Euclidean norm of column j (scaled to avoid overflow).
     std::vector<T> compute_norm2() const;
+    /// As above, written into `result` (one entry per column, on this executor); throws as compute_dot.
+    void compute_norm2(array<T>& result) const;
     /// The transpose as a new matrix.
     std::unique_ptr<Dense> transpose() const;
 
@@ -101,6 +107,7 @@ protected:
 
 private:
     void check_same_size(const char* operation, const Dense& other) const;
+    void check_result(const char* operation, const array<T>& result) const;
 
     array<T> values_;
     size_type stride_;

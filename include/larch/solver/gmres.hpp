@@ -10,11 +10,12 @@ namespace larch {
 namespace solver {
 
 /**
- * GMRES(m) (Saad and Schultz) with modified Gram-Schmidt Arnoldi and Givens rotations. The Krylov basis
- * is a Dense (m+1) x n on the executor whose rows are the basis vectors (contiguous); the Hessenberg matrix,
- * the rotations and the small triangular solve stay on the host. Per iteration j: one apply of A and of the
- * preconditioner, j+2 reductions and j+1 vector updates; per cycle one GEMM for x += M^{-1} V y and a true
- * residual. A zero subdiagonal (lucky breakdown) ends the cycle with the exact Krylov solution.
+ * GMRES(m) (Saad and Schultz) with Arnoldi by classical Gram-Schmidt twice (CGS2) and Givens rotations. The
+ * Krylov basis is a Dense (m+1) x n on the executor whose rows are the basis vectors (contiguous); the
+ * Hessenberg matrix, the rotations and the small triangular solve stay on the host. Per iteration j: one
+ * apply of A and of the preconditioner, two passes over the j+1 basis vectors (each one projection kernel
+ * h = V w and one update kernel w -= V^T h), one read-back of both passes' coefficients and one norm (two
+ * host synchronizations instead of j+2); per cycle one GEMM for x += M^{-1} V y and a true residual. A zero subdiagonal (lucky breakdown) ends the cycle with the exact Krylov solution.
  */
 template <typename T>
 class Gmres : public IterativeSolver<T> {

@@ -224,18 +224,39 @@ private:
     mutable std::vector<stop::Status> statuses_;
 };
 
-/// The first entry of a one-column reduction, as double (the solvers' scalars).
+/**
+ * The scalar reductions of one solve (dot products and norms of n x 1 vectors, as double) through one
+ * result entry on the executor that every reduction reuses, instead of a new result array per reduction.
+ * Each still reads its value back to the host (one synchronization), and the CUDA reduction still takes
+ * its partial-sum workspace from the executor per call.
+ */
 template <typename T>
-double dot(const matrix::Dense<T>& a, const matrix::Dense<T>& b)
-{
-    return static_cast<double>(a.compute_dot(b)[0]);
-}
+class Reductions {
+public:
+    explicit Reductions(std::shared_ptr<const Executor> exec) : result_{std::move(exec), 1} {}
 
-template <typename T>
-double norm2(const matrix::Dense<T>& a)
-{
-    return static_cast<double>(a.compute_norm2()[0]);
-}
+    double dot(const matrix::Dense<T>& a, const matrix::Dense<T>& b)
+    {
+        a.compute_dot(b, result_);
+        return read();
+    }
+    double norm2(const matrix::Dense<T>& a)
+    {
+        a.compute_norm2(result_);
+        return read();
+    }
+
+private:
+    double read()
+    {
+        T value{};
+        const auto& exec = result_.get_executor();
+        exec->get_host()->copy_from(*exec, sizeof(T), result_.get_const_data(), &value);
+        return static_cast<double>(value);
+    }
+
+    array<T> result_;
+};
 
 }  // namespace solver
 }  // namespace larch

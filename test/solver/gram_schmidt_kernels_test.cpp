@@ -1,0 +1,76 @@
+// The classical Gram-Schmidt kernels of GMRES (projection on every basis vector, removal of the projection)
+// on every executor: exact values on small integers, and random bases compared with long double sums.
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <vector>
+
+#include "core/solver/gram_schmidt_kernels.hpp"
+#include "test/utils/compare.hpp"
+#include "test/utils/executors.hpp"
+#include "test/utils/random.hpp"
+
+namespace {
+
+using Dense = larch::matrix::Dense<double>;
+using larch::dim2;
+using larch::size_type;
+
+class GramSchmidtKernels : public ::testing::TestWithParam<std::string> {};
+
+TEST_P(GramSchmidtKernels, ProjectAndSubtractGiveExactValuesOnIntegers)
+{
+    LARCH_EXECUTOR_OR_SKIP(exec, GetParam());
+    // basis rows (1 0 2), (0 3 1); w = (4 5 6): coefficients 1*4 + 2*6 = 16 and 3*5 + 6 = 21;
+    // w - 16 (1 0 2) - 21 (0 3 1) = (-12, -58, -47). The basis has a stride of 4 (NaN padding).
+    auto basis = larch::test::create_dense<double>(exec, dim2{2, 3}, {1, 0, 2, 0, 3, 1}, 4);
+    auto w = Dense::create(exec, {{4}, {5}, {6}});
+    auto coefficients = Dense::create(exec, dim2{2, 1});
+    LARCH_RUN_KERNEL(exec, gram_schmidt::project, *basis, *w, *coefficients);
+    larch::test::expect_dense_eq({{16}, {21}}, *coefficients);
+    LARCH_RUN_KERNEL(exec, gram_schmidt::subtract, *basis, *coefficients, *w);
+    larch::test::expect_dense_eq({{-12}, {-58}, {-47}}, *w);
+}
+
+TEST_P(GramSchmidtKernels, MatchLongDoubleSumsOnARandomBasis)
+{
+    LARCH_EXECUTOR_OR_SKIP(exec, GetParam());
+    constexpr std::uint32_t seed = 7;
+    SCOPED_TRACE(larch::test::seed_trace(seed));
+    // 9,000 rows: more than two of the omp reduction's 4,096-row chunks, and many GPU blocks per vector.
+    const dim2 size{5, 9000};
+    const auto basis_host = larch::test::generate_random_values<double>(size, seed);
+    const auto w_host = larch::test::generate_random_values<double>(dim2{size.cols, 1}, seed + 1);
+    auto basis = larch::test::create_dense(exec, size, basis_host);
+    auto w = larch::test::create_dense(exec, dim2{size.cols, 1}, w_host);
+    auto coefficients = Dense::create(exec, dim2{size.rows, 1});
+    LARCH_RUN_KERNEL(exec, gram_schmidt::project, *basis, *w, *coefficients);
+    LARCH_RUN_KERNEL(exec, gram_schmidt::subtract, *basis, *coefficients, *w);
+    const auto computed = coefficients->copy_to_host();
+    const auto updated = w->copy_to_host();
+    // Any summation order of n products is within n u sum |a_k b_k| of the exact sum (Higham, Accuracy and
+    // Stability, 3.1); the update adds 5 products per entry, its bound is computed the same way.
+    const double u = std::ldexp(1.0, -53);
+    for (size_type i = 0; i < size.rows; ++i) {
+        long double exact = 0, magnitude = 0;
+        for (size_type k = 0; k < size.cols; ++k) {
+            exact += static_cast<long double>(basis_host[i * size.cols + k]) * w_host[k];
+            magnitude += std::abs(basis_host[i * size.cols + k] * w_host[k]);
+        }
+        EXPECT_NEAR(computed[i], static_cast<double>(exact), size.cols * u * static_cast<double>(magnitude))
+            << "coefficient " << i;
+    }
+    for (size_type k = 0; k < size.cols; ++k) {
+        long double exact = w_host[k], magnitude = std::abs(w_host[k]);
+        for (size_type i = 0; i < size.rows; ++i) {
+            exact -= static_cast<long double>(computed[i]) * basis_host[i * size.cols + k];
+            magnitude += std::abs(computed[i] * basis_host[i * size.cols + k]);
+        }
+        ASSERT_NEAR(updated[k], static_cast<double>(exact), (size.rows + 1) * u * static_cast<double>(magnitude))
+            << "entry " << k;
+    }
+}
+
+INSTANTIATE_TEST_SUITE_P(AllExecutors, GramSchmidtKernels, ::testing::ValuesIn(larch::test::executor_names()));
+
+}  // namespace
