@@ -17,9 +17,10 @@ LARCH_DECLARE_KERNEL(namespace components {
 
 /// The explicit instantiations every backend's prefix_sum kernel file ends with, written once inside
 /// namespace <backend>::components as `LARCH_INSTANTIATE_PREFIX_SUM_KERNELS();` (for every index type in
-/// core/components/instantiation.hpp).
-#define LARCH_INSTANTIATE_PREFIX_SUM_KERNELS() \
-    LARCH_INSTANTIATE_FOR_EACH_INDEX_TYPE(LARCH_INSTANTIATE_PREFIX_SUM_FOR)
+/// core/components/instantiation.hpp, and for 64-bit byte offsets).
+#define LARCH_INSTANTIATE_PREFIX_SUM_KERNELS()                              \
+    LARCH_INSTANTIATE_FOR_EACH_INDEX_TYPE(LARCH_INSTANTIATE_PREFIX_SUM_FOR); \
+    LARCH_INSTANTIATE_PREFIX_SUM_FOR(std::int64_t)
 #define LARCH_INSTANTIATE_PREFIX_SUM_FOR(I) \
     template void prefix_sum<I>(const DefaultExecutor&, I*, size_type)
 

@@ -13,7 +13,9 @@
 #include "larch/batch/norms.hpp"
 
 #include "core/components/instantiation.hpp"
+#include "core/components/prefix_sum_kernels.hpp"
 #include "core/preconditioner/block_jacobi_kernels.hpp"
+#include "core/preconditioner/block_jacobi_rules.hpp"
 
 namespace larch {
 namespace preconditioner {
@@ -65,71 +67,42 @@ BlockJacobi<V, I>::BlockJacobi(std::shared_ptr<const Executor> exec, const param
                                const matrix::Csr<V, I>& system_matrix)
     : LinOp(exec, system_matrix.get_size()),
       parameters_{parameters},
-      inverse_diagonal_{exec, system_matrix.get_size().rows}
+      inverse_diagonal_{exec, system_matrix.get_size().rows},
+      zero_diagonal_{exec, system_matrix.get_size().rows},
+      num_blocks_{system_matrix.get_size().rows},
+      device_block_pointers_{exec},
+      detected_block_pointers_{exec},
+      block_cond_{exec},
+      precision_codes_{exec},
+      kinds_{exec},
+      byte_offsets_{exec},
+      storage_{exec},
+      pivots_{exec}
 {
-    const auto num_rows = system_matrix.get_size().rows;
-    array<I> zero_diagonal{exec, num_rows};
-    LARCH_RUN_KERNEL(exec, block_jacobi::extract_inverse_diagonal, system_matrix, inverse_diagonal_,
-                     zero_diagonal);
-    const auto flags = zero_diagonal.copy_to_host();
-    for (size_type row = 0; row < flags.size(); ++row) {
-        if (flags[row] != 0) {
-            zero_diagonal_rows_.push_back(static_cast<I>(row));
-        }
+    LARCH_RUN_KERNEL(exec, block_jacobi::extract_inverse_diagonal, system_matrix, inverse_diagonal_, zero_diagonal_);
+    if (parameters_.max_block_size > 1 || !parameters_.block_pointers.empty()) {
+        generate_blocks(system_matrix);
     }
-    if (parameters_.max_block_size == 1 && parameters_.block_pointers.empty()) {
-        // scalar Jacobi: one block per row, stored as the diagonal in V
-        block_pointers_.resize(num_rows + 1);
-        for (size_type row = 0; row <= num_rows; ++row) {
-            block_pointers_[row] = static_cast<I>(row);
-        }
-        condition_numbers_.assign(num_rows, 1.0);
-        for (const auto row : zero_diagonal_rows_) {
-            condition_numbers_[row] = std::numeric_limits<double>::infinity();
-        }
-        precisions_.assign(num_rows, working_precision());
-        detected_block_pointers_ = block_pointers_;
-        return;
-    }
-    generate_blocks(system_matrix);
 }
 
 namespace {
 
-/// The blocks of supervariable blocking from the supervariable starts (see the class documentation):
-/// supervariables longer than the bound are split, consecutive ones agglomerated while they fit.
-template <typename I>
-std::vector<I> agglomerate_supervariables(const std::vector<std::uint8_t>& starts, size_type max_block_size)
+/// The last entry of a device array (a prefix sum's total), copied to the host.
+std::int64_t last_entry(const array<std::int64_t>& values)
 {
-    std::vector<I> pointers{0};
-    const auto num_rows = starts.size();
-    size_type block_rows = 0;
-    size_type row = 0;
-    while (row < num_rows) {
-        size_type end = row + 1;
-        while (end < num_rows && starts[end] == 0) {
-            ++end;
-        }
-        // pieces of at most max_block_size rows of the supervariable [row, end)
-        for (auto piece = row; piece < end; piece += max_block_size) {
-            const auto piece_rows = std::min(max_block_size, end - piece);
-            if (block_rows > 0 && block_rows + piece_rows > max_block_size) {
-                pointers.push_back(static_cast<I>(pointers.back() + block_rows));
-                block_rows = 0;
-            }
-            block_rows += piece_rows;
-        }
-        row = end;
-    }
-    if (block_rows > 0) {
-        pointers.push_back(static_cast<I>(pointers.back() + block_rows));
-    }
-    return pointers;
+    std::int64_t value = 0;
+    const auto& exec = values.get_executor();
+    exec->get_host()->copy_from(*exec, sizeof value, values.get_const_data() + values.get_size() - 1, &value);
+    return value;
 }
 
-/// Unit roundoff of the storage precisions.
-constexpr double unit_roundoff[] = {0x1p-53, 0x1p-24, 0x1p-11};
-constexpr size_type bytes_of_precision[] = {8, 4, 2};
+/// Turns per-block byte counts (num_blocks + 1 entries, a spare last one) into offsets; returns the total.
+std::int64_t bytes_to_offsets(array<std::int64_t>& byte_offsets)
+{
+    const auto exec = byte_offsets.get_executor();
+    LARCH_RUN_KERNEL(exec, components::prefix_sum, byte_offsets.get_data(), byte_offsets.get_size());
+    return last_entry(byte_offsets);
+}
 
 }  // namespace
 
@@ -145,144 +118,206 @@ void BlockJacobi<V, I>::generate_blocks(const matrix::Csr<V, I>& system_matrix)
     using namespace kernels::block_jacobi_storage;
     const auto exec = get_executor();
     const auto num_rows = system_matrix.get_size().rows;
-    if (!parameters_.block_pointers.empty()) {
-        block_pointers_ = parameters_.block_pointers;
+    const auto& given = parameters_.block_pointers;
+    if (!given.empty()) {
+        device_block_pointers_ = array<I>{exec, given.begin(), given.end()};
+        num_blocks_ = given.size() - 1;
+        largest_block_ = 1;
+        for (size_type block = 0; block < num_blocks_; ++block) {
+            largest_block_ = std::max(largest_block_, static_cast<size_type>(given[block + 1] - given[block]));
+        }
     } else {
-        array<std::uint8_t> starts{exec, num_rows};
-        LARCH_RUN_KERNEL(exec, block_jacobi::find_supervariable_starts, system_matrix, starts);
-        block_pointers_ = agglomerate_supervariables<I>(starts.copy_to_host(), parameters_.max_block_size);
+        device_block_pointers_ = array<I>{exec, num_rows + 1};
+        LARCH_RUN_KERNEL(exec, block_jacobi::find_blocks, system_matrix, parameters_.max_block_size,
+                         device_block_pointers_, num_blocks_, largest_block_);
     }
-    detected_block_pointers_ = block_pointers_;
-    if (block_pointers_.size() < 2) {
+    if (num_blocks_ == 0) {
         return;
     }
-    // Generation rounds: a singular block of several rows is split in two halves and the blocks are
-    // generated again, until every singular block left has one row (a zero diagonal entry).
+    // Generation rounds: every block is generated in the working precision (the working layout: n x n values
+    // of V per block) and classified; while a singular block of several rows is left, the singular blocks
+    // are split in halves and all blocks generated again.
     const bool explicit_inverse = parameters_.algorithm == BlockJacobiAlgorithm::gauss_jordan;
-    std::vector<dim2> sizes;
-    std::unique_ptr<batch::Dense<V>> blocks;
-    std::unique_ptr<batch::CondEstimator<V>> estimator;
-    std::unique_ptr<batch::GaussHuard<V>> factorization;
-    std::vector<V> cond;
-    std::vector<V> stored_norms;
-    std::vector<bool> singular;
-    for (;;) {
-        const auto num_blocks = block_pointers_.size() - 1;
-        device_block_pointers_ = array<I>{exec, block_pointers_.begin(), block_pointers_.end()};
-        sizes.assign(num_blocks, dim2{});
-        largest_block_ = 1;
-        for (size_type block = 0; block < num_blocks; ++block) {
-            sizes[block] = dim2{static_cast<size_type>(block_pointers_[block + 1] - block_pointers_[block])};
-            largest_block_ = std::max(largest_block_, sizes[block].rows);
-        }
-        blocks = batch::Dense<V>::create(exec, sizes);
-        std::vector<std::int32_t> inversion_info;
-        std::vector<std::int32_t> factorization_info(num_blocks, 0);
-        if (explicit_inverse) {
-            // extraction + Gauss-Jordan inversion + condition number in one pass (one kernel on GPUs);
-            // `blocks` receives the inverses
-            array<V> device_cond{exec, num_blocks};
-            array<std::int32_t> device_info{exec, num_blocks};
-            LARCH_RUN_KERNEL(exec, block_jacobi::generate_inverse_blocks, system_matrix, device_block_pointers_,
-                             largest_block_, parameters_.extraction == BlockJacobiExtraction::shared, *blocks,
-                             device_cond, device_info);
-            cond = device_cond.copy_to_host();
-            inversion_info = device_info.copy_to_host();
-        } else {
-            LARCH_RUN_KERNEL(exec, block_jacobi::extract_diagonal_blocks, system_matrix, device_block_pointers_,
-                             *blocks);
-            estimator = batch::CondEstimator<V>::build().with_keep_inverse(false).on(exec)->generate(blocks.get());
-            cond = estimator->get_condition_numbers().copy_to_host();
-            inversion_info = estimator->get_info().copy_to_host();
-            factorization = batch::GaussHuard<V>::build()
-                                .with_storage(parameters_.algorithm == BlockJacobiAlgorithm::gauss_huard_transposed
-                                                  ? batch::GaussHuardStorage::transposed
-                                                  : batch::GaussHuardStorage::plain)
-                                .on(exec)
-                                ->generate(blocks.get());
-            factorization_info = factorization->get_info().copy_to_host();
-            pivots_ = factorization->get_pivots();
-        }
-        const batch::Dense<V>& processed = explicit_inverse ? *blocks : factorization->get_factors();
-        stored_norms = batch::compute_infinity_norms(processed).copy_to_host();
-        singular.assign(num_blocks, false);
-        std::vector<I> refined{0};
-        for (size_type block = 0; block < num_blocks; ++block) {
-            const auto n = sizes[block].rows;
-            const double block_cond = static_cast<double>(cond[block]);
-            const double singular_bound = 1.0 / (static_cast<double>(n) * std::numeric_limits<V>::epsilon());
-            singular[block] = inversion_info[block] != 0 || factorization_info[block] != 0 ||
-                              !(block_cond <= singular_bound) || !std::isfinite(static_cast<double>(stored_norms[block]));
-            LARCH_ENSURE(!singular[block] || parameters_.on_singular_block == SingularBlockPolicy::fallback, BadInput,
-                         "BlockJacobi::generate: diagonal block " + std::to_string(block) + " (rows " +
-                             std::to_string(block_pointers_[block]) + " to " +
-                             std::to_string(block_pointers_[block + 1] - 1) + ") is singular or numerically "
-                             "singular (condition number " + std::to_string(block_cond) +
-                             "); on_singular_block = throw_error");
-            if (singular[block] && n > 1) {
-                refined.push_back(static_cast<I>(block_pointers_[block] + static_cast<I>(n / 2)));
-                ++num_split_blocks_;
-            }
-            refined.push_back(block_pointers_[block + 1]);
-        }
-        if (refined.size() == block_pointers_.size()) {
-            break;
-        }
-        block_pointers_ = std::move(refined);
-    }
-    const auto num_blocks = block_pointers_.size() - 1;
-    const batch::Dense<V>& processed = explicit_inverse ? *blocks : factorization->get_factors();
-
     const std::uint8_t block_kind = explicit_inverse ? inverse
                                     : parameters_.algorithm == BlockJacobiAlgorithm::gauss_huard ? gauss_huard
                                                                                                  : gauss_huard_transposed;
-    const auto working = static_cast<std::uint8_t>(working_precision());
-    std::vector<std::uint8_t> kinds(num_blocks);
-    std::vector<std::uint8_t> codes(num_blocks);
-    std::vector<std::int64_t> offsets(num_blocks);
-    std::int64_t total_bytes = 0;
-    condition_numbers_.resize(num_blocks);
-    precisions_.resize(num_blocks);
-    for (size_type block = 0; block < num_blocks; ++block) {
-        const auto n = sizes[block].rows;
-        const double block_cond = static_cast<double>(cond[block]);
-        if (singular[block]) {
-            singular_blocks_.push_back(block);
-            condition_numbers_[block] = std::numeric_limits<double>::infinity();
-            kinds[block] = diagonal;
-            codes[block] = working;
+    const array<std::uint8_t> working_layout{exec};  // no kinds and precisions: the working layout
+    array<std::int64_t> working_offsets{exec};
+    array<std::uint8_t> working{exec};
+    size_type num_singular = 0;
+    size_type num_reduced = 0;
+    for (;;) {
+        working_offsets = array<std::int64_t>{exec, num_blocks_ + 1};
+        LARCH_RUN_KERNEL(exec, block_jacobi::compute_block_bytes<V>, device_block_pointers_, num_blocks_,
+                         working_layout, working_layout, working_offsets);
+        working = array<std::uint8_t>{exec, static_cast<size_type>(bytes_to_offsets(working_offsets))};
+        block_cond_ = array<V>{exec, num_blocks_};
+        array<V> norms{exec, num_blocks_};
+        array<std::int32_t> inversion_info{exec, num_blocks_};
+        array<std::int32_t> factorization_info{exec};
+        if (explicit_inverse) {
+            // extraction + Gauss-Jordan inversion + condition number + write-out in one pass (one kernel on GPUs)
+            LARCH_RUN_KERNEL(exec, block_jacobi::generate_inverse_blocks, system_matrix, device_block_pointers_,
+                             num_blocks_, largest_block_, parameters_.extraction == BlockJacobiExtraction::shared,
+                             working_offsets, working, block_cond_, inversion_info, norms);
         } else {
-            condition_numbers_[block] = block_cond;
-            kinds[block] = block_kind;
-            codes[block] = working;
-            if (parameters_.storage_precision == BlockJacobiStorage::adaptive) {
-                const double norm = static_cast<double>(stored_norms[block]);
-                // Half's range (6e-5 to 65504) is too narrow for Gauss-Huard factors: a small pivot would
-                // round to zero and the solve divide by it, so factors are stored in single at the least.
-                const bool half_fits = explicit_inverse && norm <= half_max / 2 &&
-                                       norm >= 0x1p-14 / unit_roundoff[half_precision];
-                const bool single_fits = norm <= std::numeric_limits<float>::max() / 2 &&
-                                         norm >= std::numeric_limits<float>::min() / unit_roundoff[single_precision];
-                if (half_fits && unit_roundoff[half_precision] * block_cond < parameters_.accuracy) {
-                    codes[block] = half_precision;
-                } else if (working == double_precision && single_fits &&
-                           unit_roundoff[single_precision] * block_cond < parameters_.accuracy) {
-                    codes[block] = single_precision;
-                }
-            }
+            factorize_blocks(system_matrix, block_kind, working_offsets, working, inversion_info, factorization_info,
+                             norms);
         }
-        precisions_[block] = static_cast<BlockPrecision>(codes[block]);
-        offsets[block] = total_bytes;
-        const auto num_values = kinds[block] == diagonal ? n : n * n;
-        // every block starts 8-byte aligned, so that double entries are read aligned
-        total_bytes += static_cast<std::int64_t>((num_values * bytes_of_precision[codes[block]] + 7) / 8 * 8);
+        kinds_ = array<std::uint8_t>{exec, num_blocks_};
+        precision_codes_ = array<std::uint8_t>{exec, num_blocks_};
+        size_type first_singular = 0;
+        LARCH_RUN_KERNEL(exec, block_jacobi::classify_blocks, device_block_pointers_, block_cond_, inversion_info,
+                         factorization_info, norms, block_kind,
+                         parameters_.storage_precision == BlockJacobiStorage::adaptive, parameters_.accuracy, kinds_,
+                         precision_codes_, num_singular, first_singular, num_reduced);
+        if (num_singular > 0 && parameters_.on_singular_block == SingularBlockPolicy::throw_error) {
+            throw_singular_block(first_singular);
+        }
+        if (num_singular == 0 || !split_singular_blocks()) {
+            break;
+        }
     }
-    kinds_ = array<std::uint8_t>{exec, kinds.begin(), kinds.end()};
-    precision_codes_ = array<std::uint8_t>{exec, codes.begin(), codes.end()};
-    byte_offsets_ = array<std::int64_t>{exec, offsets.begin(), offsets.end()};
-    storage_ = array<std::uint8_t>{exec, static_cast<size_type>(total_bytes)};
-    LARCH_RUN_KERNEL(exec, block_jacobi::store_blocks, processed, inverse_diagonal_, device_block_pointers_, kinds_,
-                     precision_codes_, byte_offsets_, storage_);
+    if (num_singular == 0 && num_reduced == 0) {
+        // every block is stored as generated
+        byte_offsets_ = std::move(working_offsets);
+        storage_ = std::move(working);
+        return;
+    }
+    byte_offsets_ = array<std::int64_t>{exec, num_blocks_ + 1};
+    LARCH_RUN_KERNEL(exec, block_jacobi::compute_block_bytes<V>, device_block_pointers_, num_blocks_, kinds_,
+                     precision_codes_, byte_offsets_);
+    storage_ = array<std::uint8_t>{exec, static_cast<size_type>(bytes_to_offsets(byte_offsets_))};
+    LARCH_RUN_KERNEL(exec, block_jacobi::restore_blocks, working, working_offsets, inverse_diagonal_,
+                     device_block_pointers_, kinds_, precision_codes_, byte_offsets_, storage_);
+}
+
+template <typename V, typename I>
+void BlockJacobi<V, I>::factorize_blocks(const matrix::Csr<V, I>& system_matrix, std::uint8_t block_kind,
+                                         const array<std::int64_t>& working_offsets, array<std::uint8_t>& working,
+                                         array<std::int32_t>& inversion_info, array<std::int32_t>& factorization_info,
+                                         array<V>& norms)
+{
+    // composed from the batched dense operations, which take the block sizes on the host
+    const auto exec = get_executor();
+    const auto pointers = device_block_pointers_.copy_to_host();
+    std::vector<dim2> sizes(num_blocks_);
+    for (size_type block = 0; block < num_blocks_; ++block) {
+        sizes[block] = dim2{static_cast<size_type>(pointers[block + 1] - pointers[block])};
+    }
+    auto blocks = batch::Dense<V>::create(exec, sizes);
+    LARCH_RUN_KERNEL(exec, block_jacobi::extract_diagonal_blocks, system_matrix, device_block_pointers_, *blocks);
+    const auto estimator = batch::CondEstimator<V>::build().with_keep_inverse(false).on(exec)->generate(blocks.get());
+    block_cond_ = estimator->get_condition_numbers();
+    inversion_info = estimator->get_info();
+    const auto factorization =
+        batch::GaussHuard<V>::build()
+            .with_storage(block_kind == kernels::block_jacobi_storage::gauss_huard_transposed
+                              ? batch::GaussHuardStorage::transposed
+                              : batch::GaussHuardStorage::plain)
+            .on(exec)
+            ->generate(blocks.get());
+    factorization_info = factorization->get_info();
+    pivots_ = factorization->get_pivots();
+    norms = batch::compute_infinity_norms(factorization->get_factors());
+    // into the working layout, where the Gauss-Jordan kernel writes its inverses
+    const std::vector<std::uint8_t> kinds(num_blocks_, block_kind);
+    const std::vector<std::uint8_t> codes(num_blocks_, kernels::block_jacobi_rules::working_precision<V>());
+    LARCH_RUN_KERNEL(exec, block_jacobi::store_blocks, factorization->get_factors(), inverse_diagonal_,
+                     device_block_pointers_, array<std::uint8_t>{exec, kinds.begin(), kinds.end()},
+                     array<std::uint8_t>{exec, codes.begin(), codes.end()}, working_offsets, working);
+}
+
+template <typename V, typename I>
+void BlockJacobi<V, I>::throw_singular_block(size_type block) const
+{
+    const auto pointers = device_block_pointers_.copy_to_host();
+    const auto cond = block_cond_.copy_to_host();
+    LARCH_THROW(BadInput, "BlockJacobi::generate: diagonal block " + std::to_string(block) + " (rows " +
+                              std::to_string(pointers[block]) + " to " + std::to_string(pointers[block + 1] - 1) +
+                              ") is singular or numerically singular (condition number " +
+                              std::to_string(static_cast<double>(cond[block])) + "); on_singular_block = throw_error");
+}
+
+template <typename V, typename I>
+bool BlockJacobi<V, I>::split_singular_blocks()
+{
+    const auto exec = get_executor();
+    const auto pointers = device_block_pointers_.copy_to_host();
+    const auto kinds = kinds_.copy_to_host();
+    std::vector<I> refined{0};
+    for (size_type block = 0; block < num_blocks_; ++block) {
+        const auto n = pointers[block + 1] - pointers[block];
+        if (kinds[block] == kernels::block_jacobi_storage::diagonal && n > 1) {
+            refined.push_back(static_cast<I>(pointers[block] + n / 2));
+            ++num_split_blocks_;
+        }
+        refined.push_back(pointers[block + 1]);
+    }
+    if (refined.size() == num_blocks_ + 1) {
+        return false;
+    }
+    if (detected_block_pointers_.get_size() == 0) {
+        detected_block_pointers_ = array<I>{exec, pointers.begin(), pointers.begin() + num_blocks_ + 1};
+    }
+    device_block_pointers_ = array<I>{exec, refined.begin(), refined.end()};
+    num_blocks_ = refined.size() - 1;
+    return true;
+}
+
+template <typename V, typename I>
+const typename BlockJacobi<V, I>::Report& BlockJacobi<V, I>::report() const
+{
+    std::lock_guard<std::mutex> guard{report_mutex_};
+    if (!report_) {
+        report_ = std::make_unique<const Report>(make_report());
+    }
+    return *report_;
+}
+
+template <typename V, typename I>
+typename BlockJacobi<V, I>::Report BlockJacobi<V, I>::make_report() const
+{
+    Report report;
+    const auto zero_flags = zero_diagonal_.copy_to_host();
+    for (size_type row = 0; row < zero_flags.size(); ++row) {
+        if (zero_flags[row] != 0) {
+            report.zero_diagonal_rows.push_back(static_cast<I>(row));
+        }
+    }
+    if (kinds_.get_size() == 0) {
+        // scalar Jacobi (or an empty matrix): one block per row, stored as the diagonal in V
+        report.block_pointers.resize(num_blocks_ + 1);
+        for (size_type row = 0; row <= num_blocks_; ++row) {
+            report.block_pointers[row] = static_cast<I>(row);
+        }
+        report.condition_numbers.assign(num_blocks_, 1.0);
+        for (const auto row : report.zero_diagonal_rows) {
+            report.condition_numbers[row] = std::numeric_limits<double>::infinity();
+        }
+        report.precisions.assign(num_blocks_, working_precision());
+    } else {
+        report.block_pointers = device_block_pointers_.copy_to_host();
+        report.block_pointers.resize(num_blocks_ + 1);
+        const auto kinds = kinds_.copy_to_host();
+        const auto cond = block_cond_.copy_to_host();
+        const auto codes = precision_codes_.copy_to_host();
+        report.condition_numbers.resize(num_blocks_);
+        report.precisions.resize(num_blocks_);
+        for (size_type block = 0; block < num_blocks_; ++block) {
+            const bool singular = kinds[block] == kernels::block_jacobi_storage::diagonal;
+            if (singular) {
+                report.singular_blocks.push_back(block);
+            }
+            report.condition_numbers[block] =
+                singular ? std::numeric_limits<double>::infinity() : static_cast<double>(cond[block]);
+            report.precisions[block] = static_cast<BlockPrecision>(codes[block]);
+        }
+    }
+    report.detected_block_pointers = detected_block_pointers_.get_size() > 0
+                                         ? detected_block_pointers_.copy_to_host()
+                                         : report.block_pointers;
+    return report;
 }
 
 template <typename V, typename I>
@@ -296,15 +331,13 @@ BlockJacobi<V, I>::BlockJacobi(std::shared_ptr<const Executor> exec, const Block
     : LinOp(exec, other.get_size()),
       parameters_{other.parameters_},
       inverse_diagonal_{exec, other.inverse_diagonal_},
-      zero_diagonal_rows_{other.zero_diagonal_rows_},
-      block_pointers_{other.block_pointers_},
-      detected_block_pointers_{other.detected_block_pointers_},
+      zero_diagonal_{exec, other.zero_diagonal_},
+      num_blocks_{other.num_blocks_},
       largest_block_{other.largest_block_},
       num_split_blocks_{other.num_split_blocks_},
-      singular_blocks_{other.singular_blocks_},
-      condition_numbers_{other.condition_numbers_},
-      precisions_{other.precisions_},
       device_block_pointers_{exec, other.device_block_pointers_},
+      detected_block_pointers_{exec, other.detected_block_pointers_},
+      block_cond_{exec, other.block_cond_},
       precision_codes_{exec, other.precision_codes_},
       kinds_{exec, other.kinds_},
       byte_offsets_{exec, other.byte_offsets_},

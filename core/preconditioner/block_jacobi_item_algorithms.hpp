@@ -9,6 +9,7 @@
 
 #include "core/batch/dense_item_algorithms.hpp"
 #include "core/preconditioner/block_jacobi_kernels.hpp"
+#include "core/preconditioner/block_jacobi_rules.hpp"
 #include "larch/base/half.hpp"
 
 namespace larch {
@@ -29,6 +30,44 @@ bool same_pattern_as_previous(const I* row_ptrs, const I* col_idxs, size_type ro
         }
     }
     return true;
+}
+
+/**
+ * Supervariable blocking from the supervariable starts (starts[row] != 0 where a supervariable begins): the
+ * greedy agglomeration of block_jacobi_rules, in row order. block_pointers (num_rows + 1 entries) receives
+ * the blocks' row offsets; returns the number of blocks, and the most rows of a block in largest_block.
+ */
+template <typename I>
+size_type agglomerate_supervariables(const std::uint8_t* starts, size_type num_rows, size_type bound,
+                                     I* block_pointers, size_type& largest_block)
+{
+    size_type num_blocks = 0;
+    block_pointers[0] = 0;
+    int open_rows = 0;
+    size_type row = 0;
+    while (row < num_rows) {
+        size_type end = row + 1;
+        while (end < num_rows && starts[end] == 0) {
+            ++end;
+        }
+        for (auto piece = row; piece < end; piece += bound) {
+            const auto rows = block_jacobi_rules::piece_rows_at(static_cast<std::int64_t>(piece - row),
+                                                                static_cast<std::int64_t>(end - piece),
+                                                                static_cast<int>(bound));
+            if (block_jacobi_rules::take_piece(open_rows, rows, static_cast<int>(bound))) {
+                block_pointers[++num_blocks] = static_cast<I>(piece);
+            }
+        }
+        row = end;
+    }
+    if (num_rows > 0) {
+        block_pointers[++num_blocks] = static_cast<I>(num_rows);
+    }
+    largest_block = 0;
+    for (size_type block = 0; block < num_blocks; ++block) {
+        largest_block = std::max(largest_block, static_cast<size_type>(block_pointers[block + 1] - block_pointers[block]));
+    }
+    return num_blocks;
 }
 
 /// Writes A(first..first+n, first..first+n) row-major into `block` (n * n entries, zeros where A has none).
@@ -101,6 +140,25 @@ void store_values(const V* values, size_type count, std::uint8_t precision, std:
     store_values(work.data(), count, precision, destination);
 }
 
+/// Block b of generate_inverse_blocks: its inverse column-major in V at storage + byte_offsets[b], with
+/// cond, info and the inverse's infinity norm. block, inverse and work are scratch.
+template <typename V, typename I>
+void generate_inverse_block(const matrix::Csr<V, I>& a, size_type b, const array<I>& block_pointers,
+                            const array<std::int64_t>& byte_offsets, array<std::uint8_t>& storage, array<V>& cond,
+                            array<std::int32_t>& info, array<V>& norms, std::vector<V>& block,
+                            std::vector<V>& inverse, std::vector<V>& work)
+{
+    const auto first = block_pointers.get_const_data()[b];
+    const auto n = block_pointers.get_const_data()[b + 1] - first;
+    const auto size = static_cast<size_type>(n);
+    inverse.resize(size * size);
+    info.get_data()[b] = invert_block(a.get_const_row_ptrs(), a.get_const_col_idxs(), a.get_const_values(), first, n,
+                                      inverse.data(), cond.get_data()[b], block, work);
+    norms.get_data()[b] = batch::item::infinity_norm(size, size, inverse.data());
+    store_values(inverse.data(), size * size, block_jacobi_rules::working_precision<V>(),
+                 storage.get_data() + byte_offsets.get_const_data()[b], true, size, work);
+}
+
 /// Reads `count` values stored in `precision` at `source` into V.
 template <typename V>
 void load_values(const std::uint8_t* source, size_type count, std::uint8_t precision, V* values)
@@ -120,6 +178,56 @@ void load_values(const std::uint8_t* source, size_type count, std::uint8_t preci
             values[i] = static_cast<V>(to_float(value));
         }
     }
+}
+
+/// The kind and precision of block b (classify_blocks) from the generation's per-block results.
+template <typename V, typename I>
+block_jacobi_rules::BlockChoice choose_block_storage(size_type b, const I* block_pointers, const array<V>& cond,
+                                                     const array<std::int32_t>& inversion_info,
+                                                     const array<std::int32_t>& factorization_info,
+                                                     const array<V>& norms, std::uint8_t block_kind, bool adaptive,
+                                                     double accuracy)
+{
+    const bool failed = inversion_info.get_const_data()[b] != 0 ||
+                        (factorization_info.get_size() > 0 && factorization_info.get_const_data()[b] != 0);
+    return block_jacobi_rules::choose_storage<V>(block_pointers[b + 1] - block_pointers[b],
+                                                 static_cast<double>(cond.get_const_data()[b]), failed,
+                                                 static_cast<double>(norms.get_const_data()[b]), block_kind,
+                                                 adaptive, accuracy);
+}
+
+/// Bytes of block b (compute_block_bytes): in its kind and precision, or n x n in V if kinds is empty.
+template <typename V, typename I, typename Index>
+std::int64_t block_bytes(Index b, const I* block_pointers, const array<std::uint8_t>& kinds,
+                         const array<std::uint8_t>& precisions)
+{
+    const std::int64_t n = block_pointers[b + 1] - block_pointers[b];
+    if (kinds.get_size() == 0) {
+        return block_jacobi_rules::stored_block_bytes(n, block_jacobi_storage::inverse,
+                                                      block_jacobi_rules::working_precision<V>());
+    }
+    return block_jacobi_rules::stored_block_bytes(n, kinds.get_const_data()[b], precisions.get_const_data()[b]);
+}
+
+/// Block b of restore_blocks: from working precision to its own (a diagonal block: its D^{-1} rows).
+template <typename V, typename I>
+void restore_block(size_type b, const array<std::uint8_t>& working, const array<std::int64_t>& working_offsets,
+                   const array<V>& inverse_diagonal, const array<I>& block_pointers,
+                   const array<std::uint8_t>& kinds, const array<std::uint8_t>& precisions,
+                   const array<std::int64_t>& byte_offsets, array<std::uint8_t>& storage, std::vector<V>& values)
+{
+    const auto first = static_cast<size_type>(block_pointers.get_const_data()[b]);
+    const auto n = static_cast<size_type>(block_pointers.get_const_data()[b + 1]) - first;
+    std::uint8_t* destination = storage.get_data() + byte_offsets.get_const_data()[b];
+    const auto precision = precisions.get_const_data()[b];
+    if (kinds.get_const_data()[b] == block_jacobi_storage::diagonal) {
+        store_values(inverse_diagonal.get_const_data() + first, n, precision, destination);
+        return;
+    }
+    values.resize(n * n);
+    load_values(working.get_const_data() + working_offsets.get_const_data()[b], n * n,
+                block_jacobi_rules::working_precision<V>(), values.data());
+    store_values(values.data(), n * n, precision, destination);
 }
 
 /**

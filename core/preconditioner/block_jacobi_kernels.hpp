@@ -40,25 +40,60 @@ LARCH_DECLARE_KERNEL(namespace block_jacobi {
     template <typename V>
     void apply_inverse_diagonal(const DefaultExecutor& exec, V alpha, const array<V>& inverse_diagonal,
                                 const matrix::Dense<V>& b, V beta, matrix::Dense<V>& x);
-    /// starts[i] = 1 if row i starts a supervariable (i = 0, or its column pattern differs from row
-    /// i - 1's), 0 otherwise; num_rows entries.
+    /// Supervariable blocking (see preconditioner::BlockJacobi): block_pointers (num_rows + 1 entries) receives
+    /// the first num_blocks + 1 row offsets of the blocks, num_blocks and largest_block (the most rows of a
+    /// block) are returned on the host. Every backend finds the same blocks as the reference; on GPUs the
+    /// agglomeration, a sequential greedy, runs as a scan over row tiles (no copy of the rows to the host).
     template <typename V, typename I>
-    void find_supervariable_starts(const DefaultExecutor& exec, const matrix::Csr<V, I>& a,
-                                   array<std::uint8_t>& starts);
+    void find_blocks(const DefaultExecutor& exec, const matrix::Csr<V, I>& a, size_type max_block_size,
+                     array<I>& block_pointers, size_type& num_blocks, size_type& largest_block);
     /// Item b of `blocks` (square, block_pointers[b + 1] - block_pointers[b] rows) = A(rows, rows) for the
     /// rows of block b, zeros where A has no entry; duplicate entries are summed.
     template <typename V, typename I>
     void extract_diagonal_blocks(const DefaultExecutor& exec, const matrix::Csr<V, I>& a,
                                  const array<I>& block_pointers, batch::Dense<V>& blocks);
     /// Extraction (as extract_diagonal_blocks) and Gauss-Jordan inversion with the condition number (as
-    /// batch_dense::compute_condition_numbers) of every diagonal block in one pass: item b of `inverses`
-    /// receives the inverse of block b, cond[b] and info[b] what batch::CondEstimator gives. On GPUs one
-    /// kernel; `largest_block` picks its sub-warp, `shared_extraction` its loader (the sub-warp reads each
-    /// row coalesced, otherwise each thread walks its row); host executors ignore both.
+    /// batch_dense::compute_condition_numbers) of the first num_blocks diagonal blocks in one pass: the inverse
+    /// of block b goes column-major in V to storage from byte byte_offsets[b], cond[b] and info[b] receive
+    /// what batch::CondEstimator gives, norms[b] the infinity norm of the inverse. On GPUs one kernel;
+    /// `largest_block` picks its sub-warp, `shared_extraction` its loader (the sub-warp reads each row
+    /// coalesced, otherwise each thread walks its row); host executors ignore both.
     template <typename V, typename I>
     void generate_inverse_blocks(const DefaultExecutor& exec, const matrix::Csr<V, I>& a,
-                                 const array<I>& block_pointers, size_type largest_block, bool shared_extraction,
-                                 batch::Dense<V>& inverses, array<V>& cond, array<std::int32_t>& info);
+                                 const array<I>& block_pointers, size_type num_blocks, size_type largest_block,
+                                 bool shared_extraction, const array<std::int64_t>& byte_offsets,
+                                 array<std::uint8_t>& storage, array<V>& cond, array<std::int32_t>& info,
+                                 array<V>& norms);
+    /// The kind and storage precision of each of the kinds.get_size() blocks. A block is singular if
+    /// inversion_info or factorization_info (empty: not given) is nonzero, its condition number is above
+    /// 1 / (n eps) or not finite, or norms[b] (of its inverse or factors) is not finite: its kind becomes
+    /// `diagonal` in the working precision. Otherwise its kind is `block_kind`, and with `adaptive` its
+    /// precision the cheapest whose unit roundoff times cond stays below `accuracy` and whose range holds
+    /// the stored values (half only for inverses). Returns on the host how many blocks are singular, the
+    /// first of them (num_blocks if none) and how many are stored below the working precision.
+    template <typename V, typename I>
+    void classify_blocks(const DefaultExecutor& exec, const array<I>& block_pointers, const array<V>& cond,
+                         const array<std::int32_t>& inversion_info, const array<std::int32_t>& factorization_info,
+                         const array<V>& norms, std::uint8_t block_kind, bool adaptive, double accuracy,
+                         array<std::uint8_t>& kinds, array<std::uint8_t>& precisions, size_type& num_singular,
+                         size_type& first_singular, size_type& num_reduced);
+    /// byte_offsets[b] (b < num_blocks) = the bytes block b takes in its kind and precision, rounded up to 8
+    /// so that every block starts 8-byte aligned; with kinds and precisions empty, every block is n x n in V
+    /// (the working layout). byte_offsets has num_blocks + 1 entries (the last is a spare for the prefix sum
+    /// that turns sizes into offsets).
+    template <typename V, typename I>
+    void compute_block_bytes(const DefaultExecutor& exec, const array<I>& block_pointers, size_type num_blocks,
+                             const array<std::uint8_t>& kinds, const array<std::uint8_t>& precisions,
+                             array<std::int64_t>& byte_offsets);
+    /// Copies every block from `working` (working precision V at working_offsets, as stored by
+    /// generate_inverse_blocks or store_blocks) to `storage` in its kind and precision at byte_offsets; a
+    /// `diagonal` block receives its rows of inverse_diagonal instead.
+    template <typename V, typename I>
+    void restore_blocks(const DefaultExecutor& exec, const array<std::uint8_t>& working,
+                        const array<std::int64_t>& working_offsets, const array<V>& inverse_diagonal,
+                        const array<I>& block_pointers, const array<std::uint8_t>& kinds,
+                        const array<std::uint8_t>& precisions, const array<std::int64_t>& byte_offsets,
+                        array<std::uint8_t>& storage);
     /// Writes every block into `storage` from byte byte_offsets[b] in precision precisions[b]: item b of
     /// `blocks` (kinds inverse and gauss_huard*) or the block's rows of inverse_diagonal (kind diagonal).
     template <typename V, typename I>
@@ -92,13 +127,25 @@ LARCH_DECLARE_KERNEL(namespace block_jacobi {
     template void apply_inverse_diagonal<V>(const DefaultExecutor&, V, const array<V>&,            \
                                             const matrix::Dense<V>&, V, matrix::Dense<V>&)
 #define LARCH_INSTANTIATE_BLOCK_JACOBI_BLOCKS_FOR(V, I)                                              \
-    template void find_supervariable_starts<V, I>(const DefaultExecutor&, const matrix::Csr<V, I>&, \
-                                                  array<std::uint8_t>&);                            \
+    template void find_blocks<V, I>(const DefaultExecutor&, const matrix::Csr<V, I>&, size_type, array<I>&, \
+                                    size_type&, size_type&);                                            \
     template void extract_diagonal_blocks<V, I>(const DefaultExecutor&, const matrix::Csr<V, I>&,   \
                                                 const array<I>&, batch::Dense<V>&);                 \
-    template void generate_inverse_blocks<V, I>(const DefaultExecutor&, const matrix::Csr<V, I>&,   \
-                                                const array<I>&, size_type, bool, batch::Dense<V>&, \
-                                                array<V>&, array<std::int32_t>&);                   \
+    template void generate_inverse_blocks<V, I>(const DefaultExecutor&, const matrix::Csr<V, I>&,        \
+                                                const array<I>&, size_type, size_type, bool,             \
+                                                const array<std::int64_t>&, array<std::uint8_t>&,        \
+                                                array<V>&, array<std::int32_t>&, array<V>&);             \
+    template void classify_blocks<V, I>(const DefaultExecutor&, const array<I>&, const array<V>&,            \
+                                        const array<std::int32_t>&, const array<std::int32_t>&,              \
+                                        const array<V>&, std::uint8_t, bool, double, array<std::uint8_t>&,   \
+                                        array<std::uint8_t>&, size_type&, size_type&, size_type&);           \
+    template void compute_block_bytes<V, I>(const DefaultExecutor&, const array<I>&, size_type,            \
+                                            const array<std::uint8_t>&, const array<std::uint8_t>&,        \
+                                            array<std::int64_t>&);                                         \
+    template void restore_blocks<V, I>(const DefaultExecutor&, const array<std::uint8_t>&,                 \
+                                       const array<std::int64_t>&, const array<V>&, const array<I>&,       \
+                                       const array<std::uint8_t>&, const array<std::uint8_t>&,             \
+                                       const array<std::int64_t>&, array<std::uint8_t>&);                  \
     template void store_blocks<V, I>(const DefaultExecutor&, const batch::Dense<V>&, const array<V>&, \
                                      const array<I>&, const array<std::uint8_t>&,                   \
                                      const array<std::uint8_t>&, const array<std::int64_t>&,        \

@@ -7,11 +7,13 @@
 #include <limits>
 
 #include "core/preconditioner/block_jacobi_kernels.hpp"
+#include "core/preconditioner/block_jacobi_rules.hpp"
 #include "cuda/base/runtime.hpp"
 #include "cuda/batch/gauss_huard.cuh"
 #include "cuda/batch/gauss_jordan.cuh"
 #include "cuda/components/launch.cuh"
 #include "cuda/components/warp.cuh"
+#include "cuda/preconditioner/supervariable_blocking.cuh"
 #include "larch/base/half.hpp"
 
 namespace larch {
@@ -126,26 +128,6 @@ __device__ __forceinline__ void add_block_row(const I* row_ptrs, const I* col_id
     }
 }
 
-// one thread per row: compares its column pattern with the previous row's
-template <typename I>
-struct FindSupervariableStarts {
-    const I* row_ptrs;
-    const I* col_idxs;
-    std::uint8_t* starts;
-
-    __device__ void operator()(index64 row) const
-    {
-        bool same = row > 0 && row_ptrs[row + 1] - row_ptrs[row] == row_ptrs[row] - row_ptrs[row - 1];
-        if (same) {
-            const auto length = row_ptrs[row + 1] - row_ptrs[row];
-            for (I k = 0; k < length && same; ++k) {
-                same = col_idxs[row_ptrs[row] + k] == col_idxs[row_ptrs[row - 1] + k];
-            }
-        }
-        starts[row] = same ? 0 : 1;
-    }
-};
-
 // one thread per row: walks its CSR row and writes the row of its block (zeros where A has no entry)
 template <typename V, typename I>
 struct ExtractDiagonalBlocks {
@@ -250,15 +232,16 @@ struct SharedCsrBlockLoader {
 /**
  * Fused block-Jacobi generation: one sub-warp per diagonal block extracts it from CSR into the staging
  * tile (the loader: cached or shared), inverts it in registers by the batched Gauss-Jordan of
- * gauss_jordan.cuh and writes the inverse, its condition number and info, as the CondEstimator kernel
- * does for a dense batch. Launch: RegisterPolicy (128 threads, one sub-warp per block).
+ * gauss_jordan.cuh and writes the inverse column-major into the block storage, its condition number and
+ * info as the CondEstimator kernel does for a dense batch, and the inverse's infinity norm. Launch:
+ * RegisterPolicy (128 threads, one sub-warp per block).
  */
 template <int subwarp_size, bool shared_extraction, typename V, typename I>
 __global__ void __launch_bounds__(batch_dense::RegisterPolicy::block_size,
                                   batch_dense::RegisterPolicy::min_blocks_per_multiprocessor)
     generate_inverse_blocks_kernel(index64 num_blocks, const I* row_ptrs, const I* col_idxs, const V* values,
-                                   const I* block_pointers, const std::int64_t* item_offsets, V* inverses, V* cond,
-                                   std::int32_t* info)
+                                   const I* block_pointers, const std::int64_t* byte_offsets, std::uint8_t* storage,
+                                   V* cond, std::int32_t* info, V* norms)
 {
     using namespace batch_dense;
     constexpr int items_per_block = RegisterPolicy::block_size / subwarp_size;
@@ -269,7 +252,7 @@ __global__ void __launch_bounds__(batch_dense::RegisterPolicy::block_size,
     const bool exists = block < num_blocks;
     const auto first = exists ? static_cast<index64>(block_pointers[block]) : index64{};
     const int n = exists ? static_cast<int>(block_pointers[block + 1] - block_pointers[block]) : 0;
-    const auto offset = exists ? item_offsets[block] : std::int64_t{};
+    V* inverse = reinterpret_cast<V*>(storage + (exists ? byte_offsets[block] : std::int64_t{}));
     const int slot = warp::subwarp_id_in_block<subwarp_size>();
     auto& tile = tiles[slot];
     GaussJordanRow<subwarp_size, V> row;
@@ -283,14 +266,16 @@ __global__ void __launch_bounds__(batch_dense::RegisterPolicy::block_size,
     }
     const V norm = warp::all_reduce_max<subwarp_size>(row_sum);
     const int block_info = eliminate<subwarp_size>(n, tiny_pivot_bound(n, norm), row, pivot_rows[slot]);
-    store_inverse<subwarp_size>(inverses + offset, n, block_info == 0, tile, row);
+    // column-major, as apply_blocks reads an inverse
+    store_inverse<subwarp_size, true>(inverse, n, block_info == 0, tile, row);
     if (n == 0) {
         return;
     }
-    const V condition = norm * inverse_norm<subwarp_size>(n, row);
+    const V stored_norm = inverse_norm<subwarp_size>(n, row);
     if (warp::rank<subwarp_size>() == 0) {
         info[block] = block_info;
-        cond[block] = block_info == 0 ? condition : std::numeric_limits<V>::infinity();
+        cond[block] = block_info == 0 ? norm * stored_norm : std::numeric_limits<V>::infinity();
+        norms[block] = stored_norm;
     }
 }
 
@@ -306,6 +291,102 @@ __device__ __forceinline__ V load_stored(const std::uint8_t* stored, std::uint8_
     }
     return static_cast<V>(to_float(reinterpret_cast<const half*>(stored)[index]));
 }
+
+/// Writes `value` at position `index` of a block stored in `precision` from `stored`.
+template <typename V>
+__device__ __forceinline__ void store_in_precision(std::uint8_t* stored, std::uint8_t precision, index64 index, V value)
+{
+    if (precision == block_jacobi_storage::double_precision) {
+        reinterpret_cast<double*>(stored)[index] = static_cast<double>(value);
+    } else if (precision == block_jacobi_storage::single_precision) {
+        reinterpret_cast<float*>(stored)[index] = static_cast<float>(value);
+    } else {
+        reinterpret_cast<half*>(stored)[index] = to_half(static_cast<float>(value));
+    }
+}
+
+// one thread per block: its kind and precision; counts singular and reduced-precision blocks in summary
+template <typename V, typename I>
+struct ClassifyBlocks {
+    const I* block_pointers;
+    const V* cond;
+    const std::int32_t* inversion_info;
+    const std::int32_t* factorization_info;  // null: not given
+    const V* norms;
+    std::uint8_t block_kind;
+    bool adaptive;
+    double accuracy;
+    std::uint8_t* kinds;
+    std::uint8_t* precisions;
+    unsigned long long* summary;  // singular blocks, the first of them, reduced blocks
+
+    __device__ void operator()(index64 block) const
+    {
+        const bool failed = inversion_info[block] != 0 || (factorization_info && factorization_info[block] != 0);
+        const auto choice = block_jacobi_rules::choose_storage<V>(
+            block_pointers[block + 1] - block_pointers[block], static_cast<double>(cond[block]), failed,
+            static_cast<double>(norms[block]), block_kind, adaptive, accuracy);
+        kinds[block] = choice.kind;
+        precisions[block] = choice.precision;
+        if (choice.kind == block_jacobi_storage::diagonal) {
+            atomicAdd(summary, 1ull);
+            atomicMin(summary + 1, static_cast<unsigned long long>(block));
+        }
+        if (choice.precision != block_jacobi_rules::working_precision<V>()) {
+            atomicAdd(summary + 2, 1ull);
+        }
+    }
+};
+
+// one thread per block: its stored bytes (kinds null: n x n in V)
+template <typename V, typename I>
+struct ComputeBlockBytes {
+    const I* block_pointers;
+    const std::uint8_t* kinds;
+    const std::uint8_t* precisions;
+    std::int64_t* byte_offsets;
+
+    __device__ void operator()(index64 block) const
+    {
+        const std::int64_t n = block_pointers[block + 1] - block_pointers[block];
+        byte_offsets[block] =
+            kinds ? block_jacobi_rules::stored_block_bytes(n, kinds[block], precisions[block])
+                  : block_jacobi_rules::stored_block_bytes(n, block_jacobi_storage::inverse,
+                                                           block_jacobi_rules::working_precision<V>());
+    }
+};
+
+// one thread per row: converts its share of its block (n of the n x n values, or its diagonal entry) from
+// the working layout to the block's own precision
+template <typename V, typename I>
+struct RestoreBlocks {
+    const std::uint8_t* working;
+    const std::int64_t* working_offsets;
+    const V* inverse_diagonal;
+    const I* block_pointers;
+    index64 num_blocks;
+    const std::uint8_t* kinds;
+    const std::uint8_t* precisions;
+    const std::int64_t* byte_offsets;
+    std::uint8_t* storage;
+
+    __device__ void operator()(index64 row) const
+    {
+        const auto block = block_of_row(block_pointers, num_blocks, row);
+        const auto first = static_cast<index64>(block_pointers[block]);
+        const auto n = static_cast<index64>(block_pointers[block + 1]) - first;
+        std::uint8_t* destination = storage + byte_offsets[block];
+        const auto precision = precisions[block];
+        if (kinds[block] == block_jacobi_storage::diagonal) {
+            store_in_precision(destination, precision, row - first, inverse_diagonal[row]);
+            return;
+        }
+        const V* source = reinterpret_cast<const V*>(working + working_offsets[block]);
+        for (auto i = (row - first) * n; i < (row - first + 1) * n; ++i) {
+            store_in_precision(destination, precision, i, source[i]);
+        }
+    }
+};
 
 // one thread per row: converts its row of the block (or its diagonal entry) to the block's precision
 template <typename V, typename I>
@@ -333,14 +414,8 @@ struct StoreBlocks {
         // an inverse is stored column-major: row r of the block goes to positions c * n + r
         const bool transpose = kinds[block] == block_jacobi_storage::inverse;
         for (index64 c = 0; c < count; ++c) {
-            const auto target = transpose ? c * n + (row - first) : position + c;
-            if (precisions[block] == block_jacobi_storage::double_precision) {
-                reinterpret_cast<double*>(destination)[target] = static_cast<double>(source[c]);
-            } else if (precisions[block] == block_jacobi_storage::single_precision) {
-                reinterpret_cast<float*>(destination)[target] = static_cast<float>(source[c]);
-            } else {
-                reinterpret_cast<half*>(destination)[target] = to_half(static_cast<float>(source[c]));
-            }
+            store_in_precision(destination, precisions[block], transpose ? c * n + (row - first) : position + c,
+                               source[c]);
         }
     }
 };
@@ -440,13 +515,6 @@ void apply_inverse_diagonal(const DefaultExecutor& exec, V alpha, const array<V>
 }
 
 template <typename V, typename I>
-void find_supervariable_starts(const DefaultExecutor& exec, const matrix::Csr<V, I>& a, array<std::uint8_t>& starts)
-{
-    FindSupervariableStarts<I> functor{a.get_const_row_ptrs(), a.get_const_col_idxs(), starts.get_data()};
-    launch_for_each(exec, static_cast<index64>(a.get_size().rows), functor, "block_jacobi::find_supervariable_starts");
-}
-
-template <typename V, typename I>
 void extract_diagonal_blocks(const DefaultExecutor& exec, const matrix::Csr<V, I>& a, const array<I>& block_pointers,
                              batch::Dense<V>& blocks)
 {
@@ -462,31 +530,85 @@ void extract_diagonal_blocks(const DefaultExecutor& exec, const matrix::Csr<V, I
 
 template <typename V, typename I>
 void generate_inverse_blocks(const DefaultExecutor& exec, const matrix::Csr<V, I>& a, const array<I>& block_pointers,
-                             size_type largest_block, bool shared_extraction, batch::Dense<V>& inverses,
-                             array<V>& cond, array<std::int32_t>& info)
+                             size_type num_blocks, size_type largest_block, bool shared_extraction,
+                             const array<std::int64_t>& byte_offsets, array<std::uint8_t>& storage, array<V>& cond,
+                             array<std::int32_t>& info, array<V>& norms)
 {
-    const auto num_blocks = static_cast<index64>(inverses.get_num_items());
     if (num_blocks == 0) {
         return;
     }
+    const auto count = static_cast<index64>(num_blocks);
     // one launch, the sub-warp fitting the largest block (core limits GPU blocks to 32 rows)
     batch_dense::dispatch_item_subwarp_size(static_cast<std::int64_t>(largest_block), [&](auto subwarp_constant) {
         constexpr int subwarp_size = decltype(subwarp_constant)::value;
-        const auto grid = batch_dense::RegisterPolicy::num_blocks(num_blocks, subwarp_size);
+        const auto grid = batch_dense::RegisterPolicy::num_blocks(count, subwarp_size);
         constexpr int threads = batch_dense::RegisterPolicy::block_size;
+        const auto launch = [&](auto kernel) {
+            kernel<<<grid, threads>>>(count, a.get_const_row_ptrs(), a.get_const_col_idxs(), a.get_const_values(),
+                                      block_pointers.get_const_data(), byte_offsets.get_const_data(),
+                                      storage.get_data(), cond.get_data(), info.get_data(), norms.get_data());
+        };
         if (shared_extraction) {
-            generate_inverse_blocks_kernel<subwarp_size, true><<<grid, threads>>>(
-                num_blocks, a.get_const_row_ptrs(), a.get_const_col_idxs(), a.get_const_values(),
-                block_pointers.get_const_data(), inverses.get_layout().get_const_offsets(), inverses.get_values(),
-                cond.get_data(), info.get_data());
+            launch(generate_inverse_blocks_kernel<subwarp_size, true, V, I>);
         } else {
-            generate_inverse_blocks_kernel<subwarp_size, false><<<grid, threads>>>(
-                num_blocks, a.get_const_row_ptrs(), a.get_const_col_idxs(), a.get_const_values(),
-                block_pointers.get_const_data(), inverses.get_layout().get_const_offsets(), inverses.get_values(),
-                cond.get_data(), info.get_data());
+            launch(generate_inverse_blocks_kernel<subwarp_size, false, V, I>);
         }
         check(LARCH_RT(GetLastError)(), "block_jacobi::generate_inverse_blocks", __FILE__, __LINE__);
     });
+}
+
+template <typename V, typename I>
+void classify_blocks(const DefaultExecutor& exec, const array<I>& block_pointers, const array<V>& cond,
+                     const array<std::int32_t>& inversion_info, const array<std::int32_t>& factorization_info,
+                     const array<V>& norms, std::uint8_t block_kind, bool adaptive, double accuracy,
+                     array<std::uint8_t>& kinds, array<std::uint8_t>& precisions, size_type& num_singular,
+                     size_type& first_singular, size_type& num_reduced)
+{
+    const auto num_blocks = static_cast<unsigned long long>(kinds.get_size());
+    array<unsigned long long> summary{exec.shared_from_this(), {0ull, num_blocks, 0ull}};
+    launch_for_each(exec, static_cast<index64>(num_blocks),
+                    ClassifyBlocks<V, I>{block_pointers.get_const_data(), cond.get_const_data(),
+                                         inversion_info.get_const_data(),
+                                         factorization_info.get_size() > 0 ? factorization_info.get_const_data()
+                                                                           : nullptr,
+                                         norms.get_const_data(), block_kind, adaptive, accuracy, kinds.get_data(),
+                                         precisions.get_data(), summary.get_data()},
+                    "block_jacobi::classify_blocks");
+    const auto counts = summary.copy_to_host();
+    num_singular = static_cast<size_type>(counts[0]);
+    first_singular = static_cast<size_type>(counts[1]);
+    num_reduced = static_cast<size_type>(counts[2]);
+}
+
+template <typename V, typename I>
+void compute_block_bytes(const DefaultExecutor& exec, const array<I>& block_pointers, size_type num_blocks,
+                         const array<std::uint8_t>& kinds, const array<std::uint8_t>& precisions,
+                         array<std::int64_t>& byte_offsets)
+{
+    launch_for_each(exec, static_cast<index64>(num_blocks),
+                    ComputeBlockBytes<V, I>{block_pointers.get_const_data(),
+                                            kinds.get_size() > 0 ? kinds.get_const_data() : nullptr,
+                                            precisions.get_const_data(), byte_offsets.get_data()},
+                    "block_jacobi::compute_block_bytes");
+}
+
+template <typename V, typename I>
+void restore_blocks(const DefaultExecutor& exec, const array<std::uint8_t>& working,
+                    const array<std::int64_t>& working_offsets, const array<V>& inverse_diagonal,
+                    const array<I>& block_pointers, const array<std::uint8_t>& kinds,
+                    const array<std::uint8_t>& precisions, const array<std::int64_t>& byte_offsets,
+                    array<std::uint8_t>& storage)
+{
+    RestoreBlocks<V, I> functor{working.get_const_data(),
+                                working_offsets.get_const_data(),
+                                inverse_diagonal.get_const_data(),
+                                block_pointers.get_const_data(),
+                                static_cast<index64>(kinds.get_size()),
+                                kinds.get_const_data(),
+                                precisions.get_const_data(),
+                                byte_offsets.get_const_data(),
+                                storage.get_data()};
+    launch_for_each(exec, static_cast<index64>(inverse_diagonal.get_size()), functor, "block_jacobi::restore_blocks");
 }
 
 template <typename V, typename I>

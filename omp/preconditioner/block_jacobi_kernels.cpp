@@ -44,16 +44,19 @@ void apply_inverse_diagonal(const DefaultExecutor&, V alpha, const array<V>& inv
 }
 
 template <typename V, typename I>
-void find_supervariable_starts(const DefaultExecutor&, const matrix::Csr<V, I>& a, array<std::uint8_t>& starts)
+void find_blocks(const DefaultExecutor&, const matrix::Csr<V, I>& a, size_type max_block_size,
+                 array<I>& block_pointers, size_type& num_blocks, size_type& largest_block)
 {
-    const auto row_ptrs = a.get_const_row_ptrs();
-    const auto col_idxs = a.get_const_col_idxs();
     const auto num_rows = a.get_size().rows;
+    std::vector<std::uint8_t> starts(num_rows);
 #pragma omp parallel for
     for (size_type row = 0; row < num_rows; ++row) {
-        starts.get_data()[row] =
-            row == 0 || !block_jacobi_item::same_pattern_as_previous(row_ptrs, col_idxs, row) ? 1 : 0;
+        starts[row] = row == 0 || !block_jacobi_item::same_pattern_as_previous(a.get_const_row_ptrs(),
+                                                                               a.get_const_col_idxs(), row);
     }
+    // the greedy agglomeration is one pass over the starts, cheaper than the starts themselves
+    num_blocks = block_jacobi_item::agglomerate_supervariables(starts.data(), num_rows, max_block_size,
+                                                               block_pointers.get_data(), largest_block);
 }
 
 template <typename V, typename I>
@@ -72,20 +75,82 @@ void extract_diagonal_blocks(const DefaultExecutor&, const matrix::Csr<V, I>& a,
 
 template <typename V, typename I>
 void generate_inverse_blocks(const DefaultExecutor&, const matrix::Csr<V, I>& a, const array<I>& block_pointers,
-                             size_type, bool, batch::Dense<V>& inverses, array<V>& cond, array<std::int32_t>& info)
+                             size_type num_blocks, size_type, bool, const array<std::int64_t>& byte_offsets,
+                             array<std::uint8_t>& storage, array<V>& cond, array<std::int32_t>& info,
+                             array<V>& norms)
 {
-    const auto pointers = block_pointers.get_const_data();
-    const auto num_blocks = static_cast<std::int64_t>(inverses.get_num_items());
+    const auto count = static_cast<std::int64_t>(num_blocks);
 #pragma omp parallel
     {
         std::vector<V> block;
+        std::vector<V> inverse;
         std::vector<V> work;
 #pragma omp for schedule(dynamic, 256)
+        for (std::int64_t b = 0; b < count; ++b) {
+            block_jacobi_item::generate_inverse_block(a, static_cast<size_type>(b), block_pointers, byte_offsets,
+                                                      storage, cond, info, norms, block, inverse, work);
+        }
+    }
+}
+
+template <typename V, typename I>
+void classify_blocks(const DefaultExecutor&, const array<I>& block_pointers, const array<V>& cond,
+                     const array<std::int32_t>& inversion_info, const array<std::int32_t>& factorization_info,
+                     const array<V>& norms, std::uint8_t block_kind, bool adaptive, double accuracy,
+                     array<std::uint8_t>& kinds, array<std::uint8_t>& precisions, size_type& num_singular,
+                     size_type& first_singular, size_type& num_reduced)
+{
+    const auto num_blocks = static_cast<std::int64_t>(kinds.get_size());
+    std::int64_t singular = 0;
+    std::int64_t reduced = 0;
+    std::int64_t first = num_blocks;
+#pragma omp parallel for reduction(+ : singular, reduced) reduction(min : first)
+    for (std::int64_t b = 0; b < num_blocks; ++b) {
+        const auto choice = block_jacobi_item::choose_block_storage(static_cast<size_type>(b),
+                                                                    block_pointers.get_const_data(), cond,
+                                                                    inversion_info, factorization_info, norms,
+                                                                    block_kind, adaptive, accuracy);
+        kinds.get_data()[b] = choice.kind;
+        precisions.get_data()[b] = choice.precision;
+        if (choice.kind == block_jacobi_storage::diagonal) {
+            first = std::min(first, b);
+            ++singular;
+        }
+        reduced += choice.precision != block_jacobi_rules::working_precision<V>();
+    }
+    num_singular = static_cast<size_type>(singular);
+    num_reduced = static_cast<size_type>(reduced);
+    first_singular = static_cast<size_type>(first);
+}
+
+template <typename V, typename I>
+void compute_block_bytes(const DefaultExecutor&, const array<I>& block_pointers, size_type num_blocks,
+                         const array<std::uint8_t>& kinds, const array<std::uint8_t>& precisions,
+                         array<std::int64_t>& byte_offsets)
+{
+    const auto pointers = block_pointers.get_const_data();
+    const auto count = static_cast<std::int64_t>(num_blocks);
+#pragma omp parallel for
+    for (std::int64_t b = 0; b < count; ++b) {
+        byte_offsets.get_data()[b] = block_jacobi_item::block_bytes<V>(b, pointers, kinds, precisions);
+    }
+}
+
+template <typename V, typename I>
+void restore_blocks(const DefaultExecutor&, const array<std::uint8_t>& working,
+                    const array<std::int64_t>& working_offsets, const array<V>& inverse_diagonal,
+                    const array<I>& block_pointers, const array<std::uint8_t>& kinds,
+                    const array<std::uint8_t>& precisions, const array<std::int64_t>& byte_offsets,
+                    array<std::uint8_t>& storage)
+{
+    const auto num_blocks = static_cast<std::int64_t>(kinds.get_size());
+#pragma omp parallel
+    {
+        std::vector<V> values;
+#pragma omp for
         for (std::int64_t b = 0; b < num_blocks; ++b) {
-            info.get_data()[b] = block_jacobi_item::invert_block(
-                a.get_const_row_ptrs(), a.get_const_col_idxs(), a.get_const_values(), pointers[b],
-                pointers[b + 1] - pointers[b], inverses.get_values() + inverses.get_layout().get_offset(b),
-                cond.get_data()[b], block, work);
+            block_jacobi_item::restore_block(static_cast<size_type>(b), working, working_offsets, inverse_diagonal,
+                                             block_pointers, kinds, precisions, byte_offsets, storage, values);
         }
     }
 }

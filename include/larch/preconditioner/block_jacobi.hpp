@@ -5,6 +5,7 @@
 
 #include <cstdint>
 #include <memory>
+#include <mutex>
 #include <string>
 #include <vector>
 
@@ -166,25 +167,28 @@ public:
     /// The scalar Jacobi D^{-1} (num_rows entries on the executor), used by max_block_size 1 and by the
     /// rows of fallback blocks.
     const array<V>& get_inverse_diagonal() const noexcept { return inverse_diagonal_; }
+    // The reports below stay on the executor during generation and are copied to the host on the first
+    // query (thread-safe); the references they return live as long as the preconditioner.
+
     /// Rows whose diagonal entry is zero or missing (their D^{-1} entry is 1), ascending.
-    const std::vector<I>& get_zero_diagonal_rows() const noexcept { return zero_diagonal_rows_; }
-    size_type get_num_zero_diagonal_rows() const noexcept { return zero_diagonal_rows_.size(); }
+    const std::vector<I>& get_zero_diagonal_rows() const { return report().zero_diagonal_rows; }
+    size_type get_num_zero_diagonal_rows() const { return report().zero_diagonal_rows.size(); }
 
     /// Number of diagonal blocks (num_rows for scalar Jacobi).
-    size_type get_num_blocks() const noexcept { return block_pointers_.size() - 1; }
+    size_type get_num_blocks() const noexcept { return num_blocks_; }
     /// Row offsets of the blocks, num_blocks + 1 entries (host copy).
-    const std::vector<I>& get_block_pointers() const noexcept { return block_pointers_; }
+    const std::vector<I>& get_block_pointers() const { return report().block_pointers; }
     /// The blocks as detected (supervariable blocking) or given, before singular blocks were split (host copy).
-    const std::vector<I>& get_detected_block_pointers() const noexcept { return detected_block_pointers_; }
+    const std::vector<I>& get_detected_block_pointers() const { return report().detected_block_pointers; }
     /// How many singular blocks were split in halves during generation.
     size_type get_num_split_blocks() const noexcept { return num_split_blocks_; }
     /// Blocks still singular at one row (zero diagonal; scalar Jacobi with the zero diagonal rule), ascending.
-    const std::vector<size_type>& get_singular_blocks() const noexcept { return singular_blocks_; }
-    size_type get_num_singular_blocks() const noexcept { return singular_blocks_.size(); }
+    const std::vector<size_type>& get_singular_blocks() const { return report().singular_blocks; }
+    size_type get_num_singular_blocks() const { return report().singular_blocks.size(); }
     /// cond_inf of every block (+inf for a singular one; |a_ii| / |a_ii| = 1 for scalar Jacobi rows).
-    const std::vector<double>& get_condition_numbers() const noexcept { return condition_numbers_; }
+    const std::vector<double>& get_condition_numbers() const { return report().condition_numbers; }
     /// Storage precision of every block (a fallback block is stored as its diagonal in V).
-    const std::vector<BlockPrecision>& get_block_precisions() const noexcept { return precisions_; }
+    const std::vector<BlockPrecision>& get_block_precisions() const { return report().precisions; }
     /// Bytes the stored blocks take (the block values only; with max_block_size 1, the diagonal).
     size_type get_storage_bytes() const noexcept;
 
@@ -200,27 +204,47 @@ protected:
     void apply_impl(double alpha, const LinOp& b, double beta, LinOp& x) const override;
 
 private:
+    /// What the queries report, copied from the executor on first use.
+    struct Report {
+        std::vector<I> zero_diagonal_rows;
+        std::vector<I> block_pointers;
+        std::vector<I> detected_block_pointers;
+        std::vector<size_type> singular_blocks;
+        std::vector<double> condition_numbers;
+        std::vector<BlockPrecision> precisions;
+    };
+
     static BlockPrecision working_precision();
     void generate_blocks(const matrix::Csr<V, I>& system_matrix);
+    /// Gauss-Huard generation into the working layout, composed from the batched dense operations.
+    void factorize_blocks(const matrix::Csr<V, I>& system_matrix, std::uint8_t block_kind,
+                          const array<std::int64_t>& working_offsets, array<std::uint8_t>& working,
+                          array<std::int32_t>& inversion_info, array<std::int32_t>& factorization_info,
+                          array<V>& norms);
+    [[noreturn]] void throw_singular_block(size_type block) const;
+    /// Splits every singular block of more than one row in halves; false if there is none.
+    bool split_singular_blocks();
+    const Report& report() const;
+    Report make_report() const;
 
     parameters_type parameters_;
     array<V> inverse_diagonal_;
-    std::vector<I> zero_diagonal_rows_;
-    std::vector<I> block_pointers_;
-    std::vector<I> detected_block_pointers_;
+    array<I> zero_diagonal_;  // 1 where the diagonal entry is zero or missing, per row
+    size_type num_blocks_ = 0;
     size_type largest_block_ = 1;
     size_type num_split_blocks_ = 0;
-    std::vector<size_type> singular_blocks_;
-    std::vector<double> condition_numbers_;
-    std::vector<BlockPrecision> precisions_;
     // The block storage (empty for scalar Jacobi): block b's entries in precision precision_codes_[b],
     // kind kinds_[b] (see core/preconditioner/block_jacobi_kernels.hpp), from byte byte_offsets_[b].
     array<I> device_block_pointers_;
+    array<I> detected_block_pointers_;  // empty unless singular blocks were split
+    array<V> block_cond_;
     array<std::uint8_t> precision_codes_;
     array<std::uint8_t> kinds_;
     array<std::int64_t> byte_offsets_;
     array<std::uint8_t> storage_;
     array<std::int32_t> pivots_;
+    mutable std::mutex report_mutex_;
+    mutable std::unique_ptr<const Report> report_;
 };
 
 }  // namespace preconditioner
