@@ -326,6 +326,30 @@ void check_against_reference(const std::shared_ptr<const larch::Executor>& exec,
     }
 }
 
+TEST_P(BlockJacobiBackendTest, FindsTheReferenceBlocksAcrossRowTiles)
+{
+    LARCH_EXECUTOR_OR_SKIP(exec, GetParam());
+    // 6,000 rows (the GPU agglomerates in tiles of 1,024 rows): supervariables of 1 to 70 rows, each a dense
+    // diagonal block (so its rows share one pattern), many longer than the bound and many crossing a tile edge
+    std::mt19937 engine{7};
+    std::uniform_int_distribution<std::int32_t> length{1, 70};
+    std::uniform_real_distribution<double> value{-1.0, 1.0};
+    Data data{larch::dim2{6000}, {}};
+    for (std::int32_t first = 0; first < 6000;) {
+        const auto end = std::min(6000, first + length(engine));
+        for (auto row = first; row < end; ++row) {
+            for (auto col = first; col < end; ++col) {
+                data.entries.push_back({row, col, row == col ? 4.0 * (end - first) : value(engine)});
+            }
+        }
+        first = end;
+    }
+    for (larch::size_type bound : {3u, 17u, 32u}) {
+        check_against_reference(exec, data, Jacobi::build().with_max_block_size(bound),
+                                "bound " + std::to_string(bound));
+    }
+}
+
 TEST_P(BlockJacobiBackendTest, MatchesTheReferenceOnRandomMatrices)
 {
     LARCH_EXECUTOR_OR_SKIP(exec, GetParam());
