@@ -4,11 +4,11 @@
 // all-reduces. An item that has converged (or failed) leaves the kernel while its neighbours iterate on;
 // there is no host synchronization between iterations.
 //
-// Memory: when the Krylov vectors, the Jacobi scales, b_i and x_i of the largest item fit in the block's
-// shared memory ((vectors + 2) x max rows values, at most the device's shared memory per block), every
-// item works on shared copies and writes x_i back at the end. Otherwise (items of several thousand rows)
-// every item works in a global workspace of vectors x rows_i values at vectors x its row offset, and on
-// b_i and x_i in place; the kernels are the same, only the pointers differ.
+// Memory: when the Krylov vectors, the Jacobi scales, b_i, x_i and the method's scalars of the largest
+// item fit in the block's shared memory (at most the device's shared memory per block), every item works
+// on shared copies and writes x_i back at the end. Otherwise (items of a few thousand rows, or GMRES with
+// a long restart) every item works in a global workspace of vectors x rows_i + scalars values and on b_i
+// and x_i in place; the kernels are the same, only the pointers differ.
 #include <algorithm>
 #include <cstdint>
 #include <type_traits>
@@ -199,6 +199,7 @@ struct BlockItem {
     T* workspace;
     const T* jacobi;
     T* history;
+    T* scalar_storage;
 
     __device__ int rows() const { return matrix.rows(); }
     __device__ T* vector(int k) const { return workspace + static_cast<std::int64_t>(k) * matrix.rows(); }
@@ -234,6 +235,15 @@ struct BlockItem {
             history[iteration] = norm;
         }
     }
+    __device__ T* scalars() const { return scalar_storage; }
+    template <typename F>
+    __device__ void single(F f) const
+    {
+        if (threadIdx.x == 0) {
+            f();
+        }
+        __syncthreads();
+    }
 };
 
 /// Where b, x and the global workspace (null: shared-memory path) are.
@@ -257,21 +267,25 @@ __global__ void __launch_bounds__(block_size)
     const auto matrix = a.item(index);
     const int rows = matrix.rows();
     const bool jacobi = settings.preconditioner == ::larch::batch::ItemPreconditioner::jacobi;
-    const int num_vectors = Method::num_vectors + (jacobi ? 1 : 0);
+    // Layout per item: [Krylov vectors | Jacobi scales | (shared path: x_i | b_i) | scalars].
+    const int num_vectors = Method::num_vectors(settings.krylov_dim) + (jacobi ? 1 : 0);
+    const int num_scalars = Method::num_scalars(settings.krylov_dim);
     const std::int64_t offset = operands.offsets[index];
     const bool in_shared = operands.global_workspace == nullptr;
     T* workspace = in_shared ? reinterpret_cast<T*>(solver_storage)
-                             : operands.global_workspace + num_vectors * offset;
+                             : operands.global_workspace + num_vectors * offset + num_scalars * index;
     T* item_x = in_shared ? workspace + std::int64_t{num_vectors} * rows : operands.x + offset;
     T* staged_b = item_x + rows;
     const T* item_b = in_shared ? staged_b : operands.b + offset;
+    T* scalars = in_shared ? staged_b + rows : workspace + std::int64_t{num_vectors} * rows;
     if (in_shared) {
         for (int row = threadIdx.x; row < rows; row += block_size) {
             item_x[row] = operands.x[offset + row];
             staged_b[row] = operands.b[offset + row];
         }
     }
-    T* jacobi_scales = jacobi ? workspace + std::int64_t{Method::num_vectors} * rows : nullptr;
+    T* jacobi_scales =
+        jacobi ? workspace + std::int64_t{Method::num_vectors(settings.krylov_dim)} * rows : nullptr;
     if (jacobi) {
         matrix.diagonal(jacobi_scales);
         __syncthreads();
@@ -282,10 +296,10 @@ __global__ void __launch_bounds__(block_size)
     __syncthreads();
     const auto slot = outputs.history_slots[index];
     T* history = slot < 0 ? nullptr : outputs.history + std::int64_t{slot} * (settings.max_iterations + 1);
-    BlockItem<block_size, T, decltype(matrix)> item{matrix, workspace, jacobi_scales, history};
-    const item_algorithms::ItemCriterion<T> criterion{outputs.tolerances[index], settings.absolute_tolerance,
-                                                      settings.max_iterations,
-                                                      settings.max_residual_replacements};
+    BlockItem<block_size, T, decltype(matrix)> item{matrix, workspace, jacobi_scales, history, scalars};
+    const item_algorithms::ItemCriterion<T> criterion{
+        outputs.tolerances[index], settings.absolute_tolerance, settings.max_iterations,
+        settings.max_residual_replacements, settings.krylov_dim};
     const auto outcome = item_algorithms::solve_item<Method>(item, criterion, item_b, item_x);
     if (in_shared) {
         for (int row = threadIdx.x; row < rows; row += block_size) {
@@ -300,19 +314,20 @@ __global__ void __launch_bounds__(block_size)
     }
 }
 
-/// Launch policy of the solve kernels: one block per item, its size from the largest item's rows (a
-/// thread per row up to 256; fewer threads per row leave fewer idle on small items), and the shared
-/// memory of the vectors when they fit.
+/// Launch policy of the solve kernels: one block per item, 64 threads (a thread per row) for batches of
+/// items up to 64 rows, 128 above. Two sizes only: each is a full set of kernels (methods x formats x
+/// precisions) in the build, and with thousands of items the blocks, not the threads of one block, fill
+/// the device.
 struct SolverPolicy {
-    static int block_size(size_type max_rows) { return max_rows <= 64 ? 64 : max_rows <= 128 ? 128 : 256; }
+    static int block_size(size_type max_rows) { return max_rows <= 64 ? 64 : 128; }
 
     /// Dynamic shared memory of the shared path, or 0 (global workspace) when the largest item does not fit
     /// beside the block all-reduce's static shared memory.
     template <typename T>
-    static std::size_t shared_bytes(const DefaultExecutor& exec, int num_vectors, size_type max_rows,
-                                    int block)
+    static std::size_t shared_bytes(const DefaultExecutor& exec, int num_vectors, int num_scalars,
+                                    size_type max_rows, int block)
     {
-        const auto bytes = static_cast<std::size_t>(num_vectors + 2) * max_rows * sizeof(T);
+        const auto bytes = (static_cast<std::size_t>(num_vectors + 2) * max_rows + num_scalars) * sizeof(T);
         const auto reserved = static_cast<std::size_t>(block / 32) * sizeof(T);
         return bytes + reserved <= exec.get_shared_memory_per_block() ? bytes : 0;
     }
@@ -325,12 +340,14 @@ void launch_solve(const DefaultExecutor& exec, const Batch& view, size_type num_
                   const ::larch::batch::SolveOutputs<T>& outputs)
 {
     const int num_vectors =
-        Method::num_vectors +
+        Method::num_vectors(settings.krylov_dim) +
         (settings.preconditioner == ::larch::batch::ItemPreconditioner::jacobi ? 1 : 0);
-    const auto shared = SolverPolicy::shared_bytes<T>(exec, num_vectors, max_rows, block_size);
+    const int num_scalars = Method::num_scalars(settings.krylov_dim);
+    const auto shared = SolverPolicy::shared_bytes<T>(exec, num_vectors, num_scalars, max_rows, block_size);
     array<T> global_workspace{exec.shared_from_this()};
     if (shared == 0) {
-        global_workspace.resize_and_reset(static_cast<size_type>(num_vectors) * total_rows);
+        global_workspace.resize_and_reset(static_cast<size_type>(num_vectors) * total_rows +
+                                          static_cast<size_type>(num_scalars) * num_items);
     }
     const SolveOperands<T> operands{b.get_const_values(), x.get_values(), b.get_layout().get_const_offsets(),
                                     shared == 0 ? global_workspace.get_data() : nullptr};
@@ -357,17 +374,16 @@ void solve(const DefaultExecutor& exec, const Matrix& a, const ::larch::batch::S
             launch_solve<decltype(block)::value, Method>(exec, view, a.get_num_items(), max_rows,
                                                          layout.get_total_rows(), settings, b, x, outputs);
         };
-        switch (SolverPolicy::block_size(max_rows)) {
-        case 64: launch(std::integral_constant<int, 64>{}); break;
-        case 128: launch(std::integral_constant<int, 128>{}); break;
-        default: launch(std::integral_constant<int, 256>{}); break;
+        if (SolverPolicy::block_size(max_rows) == 64) {
+            launch(std::integral_constant<int, 64>{});
+        } else {
+            launch(std::integral_constant<int, 128>{});
         }
     };
     switch (settings.method) {
     case ::larch::batch::KrylovMethod::cg: dispatch(::larch::batch::item::CgMethod{}); break;
     case ::larch::batch::KrylovMethod::bicgstab: dispatch(::larch::batch::item::BicgstabMethod{}); break;
-    case ::larch::batch::KrylovMethod::gmres:
-        LARCH_THROW(NotSupported, "batch_solver::solve: GMRES is not implemented on " LARCH_DEVICE_NAME " yet");
+    case ::larch::batch::KrylovMethod::gmres: dispatch(::larch::batch::item::GmresMethod{}); break;
     }
 }
 

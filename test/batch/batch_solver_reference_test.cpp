@@ -13,6 +13,7 @@
 #include "larch/batch/ell.hpp"
 #include "larch/batch/solver/bicgstab.hpp"
 #include "larch/batch/solver/cg.hpp"
+#include "larch/batch/solver/gmres.hpp"
 #include "test/batch/batch_solver_test_helpers.hpp"
 
 namespace {
@@ -235,6 +236,53 @@ TEST(BatchBicgstabReference, SolvesNonsymmetricItemsToTheirKnownSolutions)
     }
 }
 
+TEST(BatchGmresReference, SolvesNonsymmetricItemsToTheirKnownSolutionsAcrossRestarts)
+{
+    const std::vector<matrix_data<double>> items{larch::test::tridiagonal<double>(10, 0.3),
+                                                 larch::test::tridiagonal<double>(25, -0.7),
+                                                 larch::test::tridiagonal<double>(2, 0.9)};
+    auto a = larch::share(larch::batch::Coo<double>::create(ref, items));
+    const auto b = Vector<double>::create(ref, larch::test::item_rows(items), 1, rhs_of_known_solution(items));
+    for (const size_type krylov_dim : {5u, 30u}) {
+        auto x = zeros(items);
+        auto solver = larch::batch::Gmres<double>::build()
+                          .with_krylov_dim(krylov_dim)
+                          .with_max_iterations(500)
+                          .with_tolerance(1e-12)
+                          .on(ref)
+                          ->generate(a);
+        solver->apply(*b, *x);
+        const auto result = solver->get_result();
+        EXPECT_TRUE(result.all_converged()) << "m = " << krylov_dim;
+        // Without restarts GMRES ends after at most n steps; the 2 x 2 item needs at most 2 either way.
+        EXPECT_LE(result.get_iterations(2), 2u);
+        if (krylov_dim == 30) {
+            EXPECT_LE(result.get_iterations(0), 10u);
+        }
+        for (size_type item = 0; item < items.size(); ++item) {
+            const auto xi = x->copy_item_to_host(item);
+            for (size_type r = 0; r < xi.size(); ++r) {
+                EXPECT_NEAR(xi[r], static_cast<double>(r + 1), 1e-9 * static_cast<double>(xi.size()));
+            }
+        }
+    }
+}
+
+TEST(BatchGmresReference, GivesEveryItemOfAMixedBatchItsOwnStatus)
+{
+    MixedBatch batch;
+    const auto convection = larch::test::tridiagonal<double>(8, 0.5);
+    batch.add(convection, std::vector<double>(8, 1.0), std::vector<double>(8, 0.0), ItemStatus::converged);
+    // A = 0: the first Hessenberg column is zero, H is singular at every restart.
+    batch.add(diagonal({0.0, 0.0}), {1.0, 1.0}, {0.0, 0.0}, ItemStatus::breakdown);
+    batch.add(convection, {1.0, 1.0, nan, 1.0, 1.0, 1.0, 1.0, 1.0}, std::vector<double>(8, 0.0),
+              ItemStatus::non_finite);
+    batch.add(larch::test::tridiagonal<double>(100), wave(100), std::vector<double>(100, 0.0),
+              ItemStatus::max_iterations);
+    batch.add(convection, std::vector<double>(8, 0.0), std::vector<double>(8, 3.0), ItemStatus::converged);
+    check_mixed<larch::batch::Gmres<double>>(batch, 12);
+}
+
 TEST(BatchCgReference, HonoursOneToleranceOrOnePerItemRelativeOrAbsolute)
 {
     const auto item = larch::test::laplacian_2d<double>(8);
@@ -323,6 +371,7 @@ TEST(BatchSolverReference, RejectsBadParametersAndOperandsNamingTheProblem)
     EXPECT_THROW(Cg::build().with_tolerance(nan).on(ref)->generate(a), larch::BadInput);
     EXPECT_THROW(Cg::build().with_item_tolerances({1e-8, 1e-8}).on(ref)->generate(a), larch::DimensionMismatch);
     EXPECT_THROW(Cg::build().on(ref)->generate(nullptr), larch::BadInput);
+    EXPECT_THROW(larch::batch::Gmres<double>::build().with_krylov_dim(0).on(ref)->generate(a), larch::BadInput);
     matrix_data<double> rectangular{larch::dim2{2, 3}, {{0, 0, 1.0}, {1, 2, 1.0}}};
     EXPECT_THROW(Cg::build().on(ref)->generate(larch::batch::Csr<double>::create(ref, {rectangular})),
                  larch::DimensionMismatch);

@@ -96,6 +96,7 @@ struct HostItem {
     const T* jacobi;
     /// max_iterations + 1 history entries, or null.
     T* history;
+    T* scalar_storage;
 
     int rows() const { return num_rows; }
     T* vector(int k) const { return workspace + static_cast<size_type>(k) * num_rows; }
@@ -127,6 +128,12 @@ struct HostItem {
             history[iteration] = norm;
         }
     }
+    T* scalars() const { return scalar_storage; }
+    template <typename F>
+    void single(F f) const
+    {
+        f();
+    }
 };
 
 /// Solves item `index` with `Method` and writes its results to `outputs`.
@@ -136,10 +143,14 @@ void solve_on_host(const Matrix& a, size_type index, const SolveSettings& settin
 {
     const int rows = static_cast<int>(a.get_item_size(index).rows);
     const bool jacobi = settings.preconditioner == ItemPreconditioner::jacobi;
-    std::vector<T> workspace(static_cast<size_type>(Method::num_vectors + (jacobi ? 1 : 0)) * rows);
+    // [Krylov vectors | Jacobi scales | small dense scalars]
+    const auto vectors = static_cast<size_type>(Method::num_vectors(settings.krylov_dim));
+    const auto scales = jacobi ? static_cast<size_type>(rows) : 0;
+    std::vector<T> workspace(vectors * rows + scales +
+                             static_cast<size_type>(Method::num_scalars(settings.krylov_dim)));
     T* jacobi_scales = nullptr;
     if (jacobi) {
-        jacobi_scales = workspace.data() + static_cast<size_type>(Method::num_vectors) * rows;
+        jacobi_scales = workspace.data() + vectors * rows;
         diagonal(a, index, jacobi_scales);
         for (int row = 0; row < rows; ++row) {
             jacobi_scales[row] = jacobi_scale(jacobi_scales[row]);
@@ -149,9 +160,12 @@ void solve_on_host(const Matrix& a, size_type index, const SolveSettings& settin
     T* history = slot < 0 ? nullptr
                           : outputs.history + static_cast<std::int64_t>(slot) *
                                                   (settings.max_iterations + 1);
-    HostItem<T, Matrix> host_item{a, index, rows, workspace.data(), jacobi_scales, history};
+    HostItem<T, Matrix> host_item{a,       index,         rows,
+                                  workspace.data(), jacobi_scales, history,
+                                  workspace.data() + vectors * rows + scales};
     const ItemCriterion<T> criterion{outputs.tolerances[index], settings.absolute_tolerance,
-                                     settings.max_iterations, settings.max_residual_replacements};
+                                     settings.max_iterations, settings.max_residual_replacements,
+                                     settings.krylov_dim};
     const auto outcome = solve_item<Method>(
         host_item, criterion, b.get_const_values() + b.get_layout().get_offset(index),
         x.get_values() + x.get_layout().get_offset(index));
@@ -168,8 +182,7 @@ void with_method(KrylovMethod method, Body&& body)
     switch (method) {
     case KrylovMethod::cg: body(CgMethod{}); break;
     case KrylovMethod::bicgstab: body(BicgstabMethod{}); break;
-    case KrylovMethod::gmres:
-        LARCH_THROW(NotSupported, "batch_solver::solve: GMRES is not implemented on this backend yet");
+    case KrylovMethod::gmres: body(GmresMethod{}); break;
     }
 }
 

@@ -10,6 +10,8 @@
 //   void spmv(const T* in, T* out);      // out = A_i in
 //   void precondition(const T* in, T* out);   // out = M_i^{-1} in
 //   void record(int iteration, T norm);  // residual history entry (ignored for untracked items)
+//   T* scalars();                        // Method::num_scalars(krylov_dim) values of small dense work
+//   void single(F f);                    // f() on one thread, then a barrier (writes to scalars())
 // Scalars are computed redundantly by every thread from the same reduced values, so all threads of an
 // item take the same branches and leave the loops together.
 #pragma once
@@ -35,6 +37,7 @@ struct ItemCriterion {
     bool absolute;
     int max_iterations;
     int max_residual_replacements;
+    int krylov_dim;
 };
 
 /// How one item's solve ended (status as stored by the kernels; residual_norm: the true residual).
@@ -75,12 +78,14 @@ LARCH_ITEM_FUNCTION T true_residual(Item& item, const T* b, const T* x, T* r)
  * p, q (= A p).
  */
 struct CgMethod {
-    static constexpr int num_vectors = 4;
+    LARCH_ITEM_FUNCTION static int num_vectors(int) { return 4; }
+    LARCH_ITEM_FUNCTION static int num_scalars(int) { return 0; }
 
     template <typename Item, typename T>
-    LARCH_ITEM_FUNCTION static ItemStatus iterate(Item& item, T threshold, int max_iterations, T* x,
-                                                  int& iterations)
+    LARCH_ITEM_FUNCTION static ItemStatus iterate(Item& item, const ItemCriterion<T>& criterion, T threshold,
+                                                  const T*, T* x, int& iterations)
     {
+        const int max_iterations = criterion.max_iterations;
         T* r = item.vector(0);
         T* z = item.vector(1);
         T* p = item.vector(2);
@@ -127,12 +132,14 @@ struct CgMethod {
  * threshold stops there (x was updated with alpha p_hat).
  */
 struct BicgstabMethod {
-    static constexpr int num_vectors = 6;
+    LARCH_ITEM_FUNCTION static int num_vectors(int) { return 6; }
+    LARCH_ITEM_FUNCTION static int num_scalars(int) { return 0; }
 
     template <typename Item, typename T>
-    LARCH_ITEM_FUNCTION static ItemStatus iterate(Item& item, T threshold, int max_iterations, T* x,
-                                                  int& iterations)
+    LARCH_ITEM_FUNCTION static ItemStatus iterate(Item& item, const ItemCriterion<T>& criterion, T threshold,
+                                                  const T*, T* x, int& iterations)
     {
+        const int max_iterations = criterion.max_iterations;
         T* r = item.vector(0);
         T* r_hat = item.vector(1);
         T* p = item.vector(2);
@@ -202,6 +209,122 @@ struct BicgstabMethod {
 };
 
 /**
+ * Restarted GMRES(m) (Saad and Schultz 1986) with right preconditioning, so that its residual estimate
+ * |g_{j+1}| is the norm of the unpreconditioned residual: modified Gram-Schmidt Arnoldi, Givens rotations
+ * applied to the Hessenberg column as it is built, x updated at the end of every cycle, which restarts
+ * from the true residual. Vectors: r, V_0..V_m, z, w; scalars: H ((m+1) x m, column-major), c, s (m
+ * each) and g (m+1, overwritten by y). The small dense work runs on one thread (Item::single).
+ */
+struct GmresMethod {
+    LARCH_ITEM_FUNCTION static int num_vectors(int krylov_dim) { return krylov_dim + 4; }
+    LARCH_ITEM_FUNCTION static int num_scalars(int krylov_dim)
+    {
+        return (krylov_dim + 1) * krylov_dim + 3 * krylov_dim + 1;
+    }
+
+    template <typename Item, typename T>
+    LARCH_ITEM_FUNCTION static ItemStatus iterate(Item& item, const ItemCriterion<T>& criterion, T threshold,
+                                                  const T* b, T* x, int& iterations)
+    {
+        const int m = criterion.krylov_dim;
+        T* r = item.vector(0);
+        T* z = item.vector(m + 2);
+        T* w = item.vector(m + 3);
+        T* hessenberg = item.scalars();
+        T* cosines = hessenberg + (m + 1) * m;
+        T* sines = cosines + m;
+        T* g = sines + m;
+        const auto basis = [&](int k) { return item.vector(1 + k); };
+        const auto h = [&](int row, int col) -> T& { return hessenberg[row + col * (m + 1)]; };
+        while (iterations < criterion.max_iterations) {
+            const T beta = std::sqrt(item.dot(r, r));
+            T* v0 = basis(0);
+            item.for_rows([&](int row) { v0[row] = r[row] / beta; });
+            item.single([&] {
+                g[0] = beta;
+            });
+            int columns = 0;
+            ItemStatus stop = ItemStatus::max_iterations;
+            for (int j = 0; j < m && iterations < criterion.max_iterations; ++j) {
+                item.precondition(basis(j), z);
+                item.spmv(z, w);
+                for (int i = 0; i <= j; ++i) {
+                    const T* vi = basis(i);
+                    const T projection = item.dot(w, vi);
+                    item.for_rows([&](int row) { w[row] -= projection * vi[row]; });
+                    item.single([&] { h(i, j) = projection; });
+                }
+                const T next_norm = std::sqrt(item.dot(w, w));
+                item.single([&] {
+                    for (int i = 0; i < j; ++i) {
+                        const T upper = cosines[i] * h(i, j) + sines[i] * h(i + 1, j);
+                        h(i + 1, j) = -sines[i] * h(i, j) + cosines[i] * h(i + 1, j);
+                        h(i, j) = upper;
+                    }
+                    const T a = h(j, j);
+                    const T scale = (a < T{} ? -a : a) + next_norm;
+                    const T rho = scale == T{} ? T{}
+                                               : scale * std::sqrt((a / scale) * (a / scale) +
+                                                                   (next_norm / scale) * (next_norm / scale));
+                    cosines[j] = rho == T{} ? T{1} : a / rho;
+                    sines[j] = rho == T{} ? T{} : next_norm / rho;
+                    h(j, j) = rho;
+                    g[j + 1] = -sines[j] * g[j];
+                    g[j] = cosines[j] * g[j];
+                });
+                if (h(j, j) == T{}) {
+                    stop = ItemStatus::breakdown;  // H is singular: the least-squares problem has no unique y
+                    break;
+                }
+                columns = j + 1;
+                ++iterations;
+                const T estimate = g[j + 1] < T{} ? -g[j + 1] : g[j + 1];
+                item.record(iterations, estimate);
+                if (!is_finite(estimate)) {
+                    stop = ItemStatus::non_finite;
+                    break;
+                }
+                if (estimate <= threshold || next_norm == T{}) {
+                    stop = ItemStatus::converged;
+                    break;
+                }
+                T* next = basis(j + 1);
+                item.for_rows([&](int row) { next[row] = w[row] / next_norm; });
+            }
+            // x += M^{-1} V y with H y = g (back substitution over the columns built in this cycle).
+            item.single([&] {
+                for (int i = columns - 1; i >= 0; --i) {
+                    T sum = g[i];
+                    for (int l = i + 1; l < columns; ++l) {
+                        sum -= h(i, l) * g[l];
+                    }
+                    g[i] = sum / h(i, i);
+                }
+            });
+            item.for_rows([&](int row) {
+                T sum{};
+                for (int i = 0; i < columns; ++i) {
+                    sum += g[i] * basis(i)[row];
+                }
+                w[row] = sum;
+            });
+            item.precondition(w, z);
+            item.for_rows([&](int row) { x[row] += z[row]; });
+            if (stop == ItemStatus::converged || stop == ItemStatus::breakdown ||
+                stop == ItemStatus::non_finite) {
+                return stop;
+            }
+            // A cycle ended without meeting the threshold: restart from the true residual.
+            const T r_norm = true_residual(item, b, x, r);
+            if (!is_finite(r_norm) || r_norm <= threshold) {
+                return is_finite(r_norm) ? ItemStatus::converged : ItemStatus::non_finite;
+            }
+        }
+        return ItemStatus::max_iterations;
+    }
+};
+
+/**
  * The per-item driver every backend runs: b_i = 0 gives x_i = 0; otherwise the method iterates from the
  * true residual, and whenever it stops the true residual decides: converged if it meets the threshold,
  * non_finite if it is NaN/Inf, max_iterations when the budget is spent, else a restart from it (at most
@@ -240,7 +363,7 @@ LARCH_ITEM_FUNCTION ItemOutcome<T> solve_item(Item& item, const ItemCriterion<T>
             return {last_stop == ItemStatus::breakdown ? ItemStatus::breakdown : ItemStatus::residual_gap,
                     iterations, r_norm, threshold};
         }
-        last_stop = Method::iterate(item, threshold, criterion.max_iterations, x, iterations);
+        last_stop = Method::iterate(item, criterion, threshold, b, x, iterations);
         r_norm = true_residual(item, b, x, r);
         item.record(iterations, r_norm);
     }
