@@ -95,15 +95,34 @@ private:
     Derived& self() { return static_cast<Derived&>(*this); }
 };
 
+template <typename T>
+class BatchIterativeSolver;
+
+/// What every batched solver factory offers, whatever the solver (e.g. a factory read from JSON).
+template <typename T>
+class BatchSolverFactoryBase {
+public:
+    virtual ~BatchSolverFactoryBase() = default;
+    /// The solver for `system_matrix`, as its common interface; throws as the concrete generate.
+    virtual std::unique_ptr<BatchIterativeSolver<T>> generate_solver(
+        std::shared_ptr<const BatchLinOp<T>> system_matrix) const = 0;
+};
+
 /// The factory of a batched solver: generate(A) validates the parameters against A and returns the solver.
 template <typename Solver, typename Parameters>
-class BatchSolverFactory {
+class BatchSolverFactory : public BatchSolverFactoryBase<typename Solver::value_type> {
 public:
     using value_type = typename Solver::value_type;
 
     BatchSolverFactory(std::shared_ptr<const Executor> exec, Parameters parameters)
         : exec_{std::move(exec)}, parameters_{std::move(parameters)}
     {}
+
+    std::unique_ptr<BatchIterativeSolver<value_type>> generate_solver(
+        std::shared_ptr<const BatchLinOp<value_type>> system_matrix) const override
+    {
+        return generate(std::move(system_matrix));
+    }
 
     /// Throws BadInput (null matrix, bad parameters), DimensionMismatch (a non-square item, a tolerance
     /// list of the wrong length), NotSupported (a matrix type the solvers do not take).

@@ -1,0 +1,157 @@
+// The strict JSON reading behind larch's configuration files (solvers, batched solvers): objects whose
+// fields are checked by name, type and range, and a parser that rejects duplicate keys; every error is a
+// BadInput naming the JSON path of the offending value.
+#pragma once
+
+#include <cstdint>
+#include <limits>
+#include <set>
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "larch/base/exception.hpp"
+#include "larch/base/types.hpp"
+
+namespace larch {
+namespace config {
+namespace detail {
+
+using json = nlohmann::json;
+
+[[noreturn]] inline void fail(const std::string& path, const std::string& problem)
+{
+    LARCH_THROW(BadInput, "solver config: " + (path.empty() ? std::string{"/"} : path) + ": " + problem);
+}
+
+inline std::string describe_value(const json& value)
+{
+    auto text = value.dump();
+    if (text.size() > 40) {
+        text = text.substr(0, 37) + "...";
+    }
+    return std::string{value.type_name()} + " " + text;
+}
+
+/// One JSON object at `path`: rejects keys outside `allowed`, reads fields with type and range checks.
+class ObjectReader {
+public:
+    ObjectReader(const json& object, std::string path, const std::set<std::string>& allowed)
+        : object_{object}, path_{std::move(path)}
+    {
+        if (!object_.is_object()) {
+            fail(path_, "expected an object, got " + describe_value(object_));
+        }
+        for (const auto& item : object_.items()) {
+            if (allowed.count(item.key()) == 0) {
+                std::string valid;
+                for (const auto& name : allowed) {
+                    valid += (valid.empty() ? "" : ", ") + name;
+                }
+                fail(field_path(item.key()), "unknown field; valid fields here are " + valid);
+            }
+        }
+    }
+
+    bool has(const std::string& key) const { return object_.contains(key); }
+    const json& at(const std::string& key) const { return object_.at(key); }
+    std::string field_path(const std::string& key) const { return path_ + "/" + key; }
+
+    std::string get_string(const std::string& key) const
+    {
+        const auto& value = at(key);
+        if (!value.is_string()) {
+            fail(field_path(key), "expected a string, got " + describe_value(value));
+        }
+        return value.get<std::string>();
+    }
+
+    size_type get_count(const std::string& key, size_type min = 0,
+                        size_type max = std::numeric_limits<size_type>::max()) const
+    {
+        const auto& value = at(key);
+        // JSON text gives unsigned integers; a json built in C++ from an int is signed.
+        if (!value.is_number_integer() || (!value.is_number_unsigned() && value.get<std::int64_t>() < 0)) {
+            fail(field_path(key), "expected a non-negative integer, got " + describe_value(value));
+        }
+        const auto count = value.get<std::uint64_t>();
+        if (count < min || count > max) {
+            fail(field_path(key), "expected an integer in [" + std::to_string(min) + ", " + std::to_string(max) +
+                                      "], got " + std::to_string(count));
+        }
+        return static_cast<size_type>(count);
+    }
+
+    double get_number(const std::string& key, double min, double max) const
+    {
+        const auto& value = at(key);
+        if (!value.is_number()) {
+            fail(field_path(key), "expected a number, got " + describe_value(value));
+        }
+        const auto number = value.get<double>();
+        if (!(number >= min && number <= max)) {
+            std::ostringstream range;
+            range << "expected a number in [" << min << ", " << max << "], got " << number;
+            fail(field_path(key), range.str());
+        }
+        return number;
+    }
+
+private:
+    const json& object_;
+    std::string path_;
+};
+
+/// `text` parsed as JSON; BadInput for malformed JSON, a number that overflows a double (naming the path of
+/// the value being read) or a key that appears twice in one object.
+inline json parse_strictly(const std::string& text)
+{
+    // The parser's callback tracks the path of the value being read (for errors the parser raises itself,
+    // such as a number that overflows a double) and rejects a key that appears twice in one object.
+    std::vector<std::set<std::string>> keys_of_open_objects;
+    std::vector<std::string> path;
+    auto current_path = [&path] {
+        std::string text;
+        for (const auto& key : path) {
+            text += "/" + key;
+        }
+        return text;
+    };
+    const auto track = [&](int, json::parse_event_t event, json& parsed) {
+        switch (event) {
+        case json::parse_event_t::object_start:
+            keys_of_open_objects.emplace_back();
+            path.emplace_back();
+            break;
+        case json::parse_event_t::key: {
+            const auto key = parsed.get<std::string>();
+            path.back() = key;
+            if (!keys_of_open_objects.back().insert(key).second) {
+                fail(current_path(), "duplicate key \"" + key + "\" (each field may appear once)");
+            }
+            break;
+        }
+        case json::parse_event_t::object_end:
+            keys_of_open_objects.pop_back();
+            path.pop_back();
+            break;
+        default:
+            break;
+        }
+        return true;
+    };
+    json description;
+    try {
+        description = json::parse(text, track);
+    } catch (const json::exception& error) {
+        // e.g. "[json.exception.out_of_range.406] number overflow parsing '1e400'" or a syntax error
+        fail(current_path(), std::string{"malformed JSON: "} + error.what());
+    }
+    return description;
+}
+
+}  // namespace detail
+}  // namespace config
+}  // namespace larch
