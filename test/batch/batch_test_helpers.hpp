@@ -12,7 +12,8 @@
 namespace larch {
 namespace test {
 
-/// Square sizes 1..32 in random order, then items larger than a warp (33, 40, 64).
+/// Square sizes 1..32 in random order, then items larger than a warp: 33, 40, 64 and 65, 100, 128 (the
+/// two orders of the thread-block inversion) and 129 (one thread per item).
 inline std::vector<dim2> mixed_square_sizes(std::mt19937& rng, size_type num_small)
 {
     std::uniform_int_distribution<size_type> size_dist(1, 32);
@@ -20,7 +21,7 @@ inline std::vector<dim2> mixed_square_sizes(std::mt19937& rng, size_type num_sma
     for (size_type i = 0; i < num_small; ++i) {
         sizes.emplace_back(size_dist(rng));
     }
-    for (size_type n : {32, 33, 40, 64, 1}) {
+    for (size_type n : {32, 33, 40, 64, 65, 100, 128, 129, 1}) {
         sizes.emplace_back(n);
     }
     return sizes;
