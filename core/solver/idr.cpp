@@ -1,55 +1,17 @@
-// Idr<T>: generation (the random orthonormal shadow space) and the IDR(s) iteration of van Gijzen and
-// Sonneveld's Algorithm 913 (bi-orthogonal variant), right-preconditioned.
+// Idr<T>: generation (the random orthonormal shadow space, on the executor) and the IDR(s) iteration of
+// van Gijzen and Sonneveld's Algorithm 913 (bi-orthogonal variant), right-preconditioned.
 #include "larch/solver/idr.hpp"
 
 #include <algorithm>
 #include <cmath>
-#include <random>
 
 #include "core/components/instantiation.hpp"
+#include "core/solver/gram_schmidt_kernels.hpp"
+#include "core/solver/shadow_space_kernels.hpp"
 
 namespace larch {
 namespace solver {
 
-namespace {
-
-/// n x s normal random vectors (column-major), orthonormalized by modified Gram-Schmidt (twice, so the
-/// columns stay orthonormal to rounding even for s close to n).
-std::vector<double> create_shadow_space(size_type n, size_type s, std::uint32_t seed)
-{
-    std::mt19937 engine{seed};
-    std::normal_distribution<double> normal{0.0, 1.0};
-    std::vector<double> space(n * s);
-    for (auto& value : space) {
-        value = normal(engine);
-    }
-    for (size_type k = 0; k < s; ++k) {
-        double* column = space.data() + k * n;
-        for (int pass = 0; pass < 2; ++pass) {
-            for (size_type i = 0; i < k; ++i) {
-                const double* previous = space.data() + i * n;
-                double projection = 0;
-                for (size_type row = 0; row < n; ++row) {
-                    projection += previous[row] * column[row];
-                }
-                for (size_type row = 0; row < n; ++row) {
-                    column[row] -= projection * previous[row];
-                }
-            }
-        }
-        double norm = 0;
-        for (size_type row = 0; row < n; ++row) {
-            norm += column[row] * column[row];
-        }
-        norm = std::sqrt(norm);
-        for (size_type row = 0; row < n; ++row) {
-            column[row] /= norm;
-        }
-    }
-    return space;
-}
-
-}  // namespace
 
 template <typename T>
 Idr<T>::Idr(std::shared_ptr<const Executor> exec, const parameters_type& parameters,
@@ -59,14 +21,34 @@ Idr<T>::Idr(std::shared_ptr<const Executor> exec, const parameters_type& paramet
     LARCH_ENSURE(parameters.subspace_dim >= 1, BadInput, "Idr::generate: subspace_dim must be >= 1, got 0");
     LARCH_ENSURE(parameters.kappa >= 0 && parameters.kappa <= 1, BadInput,
                  "Idr::generate: kappa must lie in [0, 1], got " + std::to_string(parameters.kappa));
+    using Dense = matrix::Dense<T>;
     const auto n = this->get_size().rows;
     const auto s = std::min(parameters.subspace_dim, n);
-    const auto space = create_shadow_space(n, s, parameters.seed);
-    auto host = exec->get_host();
+    shadow_rows_ = Dense::create(exec, dim2{s, n});
+    LARCH_RUN_KERNEL(exec, shadow_space::fill_random, parameters.seed, *shadow_rows_);
+    // Orthonormalized row by row with two classical Gram-Schmidt passes against the rows before (twice, so
+    // the rows stay orthonormal to rounding even for s close to n).
+    auto coefficients = Dense::create(exec, dim2{s, 1});
+    Reductions<T> reduce{exec};
     for (size_type k = 0; k < s; ++k) {
-        const auto first = space.begin() + k * n;
-        array<T> values{host, first, first + n};
-        shadow_space_.push_back(matrix::Dense<T>::create(exec, dim2{n, 1}, array<T>{exec, values}, 1));
+        auto row = Dense::create(exec, dim2{n, 1}, array<T>::view(exec, n, shadow_rows_->get_values() + k * n), 1);
+        if (k > 0) {
+            const auto previous =
+                Dense::create(exec, dim2{k, n}, array<T>::view(exec, k * n, shadow_rows_->get_values()), n);
+            const auto projection =
+                Dense::create(exec, dim2{k, 1}, array<T>::view(exec, k, coefficients->get_values()), 1);
+            for (int pass = 0; pass < 2; ++pass) {
+                LARCH_RUN_KERNEL(exec, gram_schmidt::project, *previous, *row, *projection);
+                LARCH_RUN_KERNEL(exec, gram_schmidt::subtract, *previous, *projection, *row);
+            }
+        }
+        const double norm = reduce.norm2(*row);
+        // k < s <= n random vectors are independent with probability one; a zero norm would mean a broken
+        // generator, not bad input.
+        LARCH_ENSURE(norm > 0 && std::isfinite(norm), NotSupported,
+                     "Idr::generate: shadow vector " + std::to_string(k) + " has norm " + std::to_string(norm));
+        row->scale(static_cast<T>(1.0 / norm));
+        shadow_space_.push_back(std::move(row));
     }
 }
 

@@ -15,7 +15,8 @@ namespace solver {
  * direction p = (r - omega beta v) + beta p and the solution x = (alpha p_hat + omega s_hat) + x each fused into
  * one Dense::combine pass); an iteration that converges at its half step counts as one. The updates are
  * evaluated in the order PETSc's right-preconditioned bcgs uses, and with scalar Jacobi the reference
- * executor's iterates agree with it bit for bit on the shared matrices (benchmark/petsc). Breakdowns (rho = r_hat^T r = 0, r_hat^T v = 0,
+ * executor's iterates agree with it bit for bit where PETSc sums each row in column order
+ * (benchmark/results/bicgstab_petsc_cpu.md). Breakdowns (rho = r_hat^T r = 0, r_hat^T v = 0,
  * t = 0, omega = 0) stop the loop and the driver restarts from the true residual with a new shadow residual.
  */
 template <typename T>

@@ -13,9 +13,11 @@ namespace larch {
 namespace solver {
 
 /**
- * IDR(s) for general systems. The shadow space P (n x s) is drawn from a normal distribution with the seed
- * `seed` on the host and orthonormalized, so every executor starts from the same P; s larger than n is
- * reduced to n. Reproducibility: a solve repeated on one executor gives the same iterates and iteration
+ * IDR(s) for general systems. The shadow space P (n x s) is generated on the executor: entries uniform in
+ * [-1, 1) from a counter-based generator with the seed `seed` (the same bits on every backend), then
+ * orthonormalized there by classical Gram-Schmidt twice, so every executor starts from the same P up to the
+ * rounding of that orthonormalization, and generation costs a few passes over P instead of host work and a
+ * copy; s larger than n is reduced to n. Reproducibility: a solve repeated on one executor gives the same iterates and iteration
  * count (omp sums its reductions in fixed chunks, whatever the thread count), but executors differ in the
  * order of their sums (reference sequentially, omp by chunks, GPUs by blocks), so their iterates differ by
  * rounding, which IDR amplifies: iteration counts may differ between executors (by a few percent on
@@ -79,7 +81,9 @@ protected:
 
 private:
     parameters_type parameters_;
-    /// The s orthonormal shadow vectors p_1..p_s, each n x 1 on the executor.
+    /// P^T: s x n on the executor, one shadow vector per row.
+    std::unique_ptr<matrix::Dense<T>> shadow_rows_;
+    /// The s orthonormal shadow vectors p_1..p_s, each an n x 1 view of a row of shadow_rows_.
     std::vector<std::unique_ptr<matrix::Dense<T>>> shadow_space_;
 };
 
