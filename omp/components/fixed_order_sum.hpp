@@ -7,6 +7,8 @@
 #include <cstddef>
 #include <vector>
 
+#include "omp/components/parallel_rows.hpp"
+
 namespace larch {
 namespace kernels {
 namespace omp {
@@ -29,7 +31,8 @@ T fixed_order_sum(std::ptrdiff_t n, Term term)
         return sum;
     }
     std::vector<T> chunk_sums(static_cast<std::size_t>(num_chunks));
-#pragma omp parallel for schedule(static)
+    // below parallel_rows_threshold the chunks are summed on this thread: the same chunks, the same result
+#pragma omp parallel for schedule(static) if (n >= parallel_rows_threshold)
     for (std::ptrdiff_t chunk = 0; chunk < num_chunks; ++chunk) {
         const auto begin = chunk * fixed_order_chunk_length;
         const auto end = begin + fixed_order_chunk_length < n ? begin + fixed_order_chunk_length : n;

@@ -3,6 +3,7 @@
 #include "core/matrix/dense_kernels.hpp"
 
 #include "omp/components/fixed_order_sum.hpp"
+#include "omp/components/parallel_rows.hpp"
 
 #include <algorithm>
 #include <cmath>
@@ -18,16 +19,14 @@ namespace {
 template <typename T, typename Op>
 void update_entries(matrix::Dense<T>& x, const matrix::Dense<T>* b, Op op)
 {
-    const auto rows = static_cast<std::ptrdiff_t>(x.get_size().rows);
     const auto cols = x.get_size().cols;
-#pragma omp parallel for
-    for (std::ptrdiff_t row = 0; row < rows; ++row) {
+    components::for_each_row(static_cast<std::ptrdiff_t>(x.get_size().rows), [&](std::ptrdiff_t row) {
         auto x_row = x.get_values() + row * x.get_stride();
         const T* b_row = b ? b->get_const_values() + row * b->get_stride() : nullptr;
         for (size_type col = 0; col < cols; ++col) {
             x_row[col] = op(x_row[col], b_row ? b_row[col] : T{});
         }
-    }
+    });
 }
 
 /// The larger of two magnitudes, NaN if either is NaN (std::max would drop a NaN in one argument).
@@ -46,22 +45,18 @@ template <typename T>
 void fill(const DefaultExecutor&, matrix::Dense<T>& x, T value)
 {
     // Written apart from update_entries so that the (possibly uninitialized) old entries are never read.
-    const auto rows = static_cast<std::ptrdiff_t>(x.get_size().rows);
-#pragma omp parallel for
-    for (std::ptrdiff_t row = 0; row < rows; ++row) {
+    components::for_each_row(static_cast<std::ptrdiff_t>(x.get_size().rows), [&](std::ptrdiff_t row) {
         std::fill_n(x.get_values() + row * x.get_stride(), x.get_size().cols, value);
-    }
+    });
 }
 
 template <typename T>
 void copy(const DefaultExecutor&, const matrix::Dense<T>& source, matrix::Dense<T>& dest)
 {
-    const auto rows = static_cast<std::ptrdiff_t>(dest.get_size().rows);
-#pragma omp parallel for
-    for (std::ptrdiff_t row = 0; row < rows; ++row) {
+    components::for_each_row(static_cast<std::ptrdiff_t>(dest.get_size().rows), [&](std::ptrdiff_t row) {
         std::copy_n(source.get_const_values() + row * source.get_stride(), dest.get_size().cols,
                     dest.get_values() + row * dest.get_stride());
-    }
+    });
 }
 
 template <typename T>
@@ -86,10 +81,8 @@ template <typename T>
 void combine(const DefaultExecutor&, T alpha, const matrix::Dense<T>& a, T beta, const matrix::Dense<T>& b,
              T gamma, matrix::Dense<T>& x)
 {
-    const auto rows = static_cast<std::ptrdiff_t>(x.get_size().rows);
     const auto cols = x.get_size().cols;
-#pragma omp parallel for
-    for (std::ptrdiff_t row = 0; row < rows; ++row) {
+    components::for_each_row(static_cast<std::ptrdiff_t>(x.get_size().rows), [&](std::ptrdiff_t row) {
         auto x_row = x.get_values() + row * x.get_stride();
         const auto a_row = a.get_const_values() + row * a.get_stride();
         const auto b_row = b.get_const_values() + row * b.get_stride();
@@ -97,7 +90,7 @@ void combine(const DefaultExecutor&, T alpha, const matrix::Dense<T>& a, T beta,
             const auto sum = alpha * a_row[col] + beta * b_row[col];
             x_row[col] = gamma == T{} ? sum : sum + gamma * x_row[col];
         }
-    }
+    });
 }
 
 template <typename T>
@@ -123,7 +116,7 @@ void compute_norm2(const DefaultExecutor&, const matrix::Dense<T>& a, array<T>& 
     const auto values = a.get_const_values();
     for (size_type col = 0; col < a.get_size().cols; ++col) {
         T scale{};
-#pragma omp parallel
+#pragma omp parallel if (rows >= components::parallel_rows_threshold)
         {
             T local_scale{};
 #pragma omp for nowait

@@ -1,10 +1,11 @@
 // OpenMP Gram-Schmidt kernels: the projections as fixed-order sums (the reference's value up to 4,096 rows,
-// and the same on any number of threads), the update in parallel over the entries of w.
+// and the same on any number of threads), the update over the entries of w (in parallel for long vectors).
 #include "core/solver/gram_schmidt_kernels.hpp"
 
 #include <cstddef>
 
 #include "omp/components/fixed_order_sum.hpp"
+#include "omp/components/parallel_rows.hpp"
 
 namespace larch {
 namespace kernels {
@@ -29,14 +30,13 @@ void subtract(const DefaultExecutor&, const matrix::Dense<T>& basis, const matri
 {
     const auto n = static_cast<std::ptrdiff_t>(basis.get_size().cols);
     const auto count = basis.get_size().rows;
-#pragma omp parallel for schedule(static)
-    for (std::ptrdiff_t k = 0; k < n; ++k) {
+    components::for_each_row(n, [&](std::ptrdiff_t k) {
         T combination{};
         for (size_type i = 0; i < count; ++i) {
             combination += coefficients.get_const_values()[i] * basis.get_const_values()[i * basis.get_stride() + k];
         }
         w.get_values()[k * w.get_stride()] -= combination;
-    }
+    });
 }
 
 LARCH_INSTANTIATE_GRAM_SCHMIDT_KERNELS();
