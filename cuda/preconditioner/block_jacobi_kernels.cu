@@ -431,6 +431,34 @@ struct StoredFactors {
     }
 };
 
+__device__ __forceinline__ double widen(double value) { return value; }
+__device__ __forceinline__ float widen(float value) { return value; }
+__device__ __forceinline__ float widen(half value) { return to_float(value); }
+
+/**
+ * Row `lane` of B b for an n x n inverse B stored column-major in Stored, b's entry j held by lane j. The
+ * loop runs to the compile-time sub-warp size (the steps past n are skipped uniformly) so that it unrolls
+ * and every load of the block is issued before the first product needs one: the apply is bound by memory
+ * latency otherwise, one load in flight per lane.
+ */
+template <int subwarp_size, typename Stored, typename V>
+__device__ __forceinline__ V apply_inverse(const Stored* inverse, int n, V segment_entry)
+{
+    const int lane = warp::rank<subwarp_size>();
+    V result{};
+#pragma unroll
+    for (int j = 0; j < subwarp_size; ++j) {
+        if (j < n) {
+            const V b_j = warp::broadcast<subwarp_size>(segment_entry, j);
+            if (lane < n) {
+                // column-major: lanes read consecutive addresses (coalesced)
+                result = fma(static_cast<V>(widen(inverse[j * n + lane])), b_j, result);
+            }
+        }
+    }
+    return result;
+}
+
 /**
  * One sub-warp per block, one block row per lane (blocks of up to subwarp_size rows, so a warp applies
  * 32 / subwarp_size blocks): the lane holds its entry of the block's segment of b in a register; an
@@ -461,12 +489,12 @@ __global__ void __launch_bounds__(default_block_size)
         const V segment_entry = real_row ? b[(first + lane) * b_stride + col] : V{};
         V result{};
         if (kind == block_jacobi_storage::inverse) {
-            for (int j = 0; j < n; ++j) {
-                const V b_j = warp::broadcast<subwarp_size>(segment_entry, j);
-                if (real_row) {
-                    // column-major inverse: lanes read consecutive addresses (coalesced)
-                    result = fma(load_stored<V>(stored, precision, static_cast<index64>(j) * n + lane), b_j, result);
-                }
+            if (precision == block_jacobi_storage::double_precision) {
+                result = apply_inverse<subwarp_size>(reinterpret_cast<const double*>(stored), n, segment_entry);
+            } else if (precision == block_jacobi_storage::single_precision) {
+                result = apply_inverse<subwarp_size>(reinterpret_cast<const float*>(stored), n, segment_entry);
+            } else {
+                result = apply_inverse<subwarp_size>(reinterpret_cast<const half*>(stored), n, segment_entry);
             }
         } else if (kind == block_jacobi_storage::diagonal) {
             result = real_row ? load_stored<V>(stored, precision, lane) * segment_entry : V{};
