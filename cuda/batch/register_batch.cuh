@@ -155,9 +155,12 @@ struct SquareItem {
 };
 
 template <int subwarp_size>
-__device__ __forceinline__ SquareItem square_item_of_subwarp(const LayoutView& layout)
+__device__ __forceinline__ SquareItem square_item_of_subwarp(const LayoutView& layout, std::int64_t block)
 {
-    const std::int64_t k = warp::global_subwarp_id<subwarp_size>();
+    // `block` is the thread block's index in the launch over `layout` (blockIdx.x, or its position among
+    // the blocks of one size class in a launch over several); blocks have RegisterPolicy::block_size threads.
+    const std::int64_t k =
+        (block * RegisterPolicy::block_size + static_cast<std::int64_t>(threadIdx.x)) / subwarp_size;
     if (k >= layout.num_listed) {
         return {k, 0, 0};
     }
