@@ -4,7 +4,8 @@
 //
 // Every square-item operation runs the register kernel once per item size class (for_each_size_class of
 // register_batch.cuh: a uniform batch is one class, a variable one up to six, each on the sub-warp its
-// items need), which handles every item up to 32 x 32; when the batch also holds larger items,
+// items need; Gauss-Jordan runs a variable batch's classes in one launch), which handles every item up
+// to 32 x 32; when the batch also holds larger items,
 // large_items.cuh handles those: inversion by one thread block per item up to 128 x 128, everything else
 // by one thread per item.
 #include <algorithm>
