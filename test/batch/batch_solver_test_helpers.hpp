@@ -12,9 +12,10 @@
 namespace larch {
 namespace test {
 
-/// tridiag(-1 - c, 2, -1 + c) of order n: the 1D Laplacian for c = 0 (SPD), nonsymmetric otherwise.
+/// tridiag(-1 - c, d, -1 + c) of order n: the 1D Laplacian for c = 0 and d = 2 (SPD), nonsymmetric for
+/// c != 0, strictly diagonally dominant (well conditioned) for d > 2 and |c| <= 1.
 template <typename T>
-matrix_data<T> tridiagonal(size_type n, double c = 0.0)
+matrix_data<T> tridiagonal(size_type n, double c = 0.0, double d = 2.0)
 {
     matrix_data<T> data{dim2{n, n}};
     for (size_type row = 0; row < n; ++row) {
@@ -22,7 +23,7 @@ matrix_data<T> tridiagonal(size_type n, double c = 0.0)
         if (row > 0) {
             data.entries.push_back({r, r - 1, static_cast<T>(-1.0 - c)});
         }
-        data.entries.push_back({r, r, T{2}});
+        data.entries.push_back({r, r, static_cast<T>(d)});
         if (row + 1 < n) {
             data.entries.push_back({r, r + 1, static_cast<T>(-1.0 + c)});
         }
