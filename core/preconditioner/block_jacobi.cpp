@@ -327,6 +327,14 @@ size_type BlockJacobi<V, I>::get_storage_bytes() const noexcept
 }
 
 template <typename V, typename I>
+log::PreconditionerReport BlockJacobi<V, I>::get_logger_report() const
+{
+    const auto& full = report();
+    return {get_type_name(), num_blocks_, full.singular_blocks.size(), num_split_blocks_,
+            full.zero_diagonal_rows.size()};
+}
+
+template <typename V, typename I>
 BlockJacobi<V, I>::BlockJacobi(std::shared_ptr<const Executor> exec, const BlockJacobi& other)
     : LinOp(exec, other.get_size()),
       parameters_{other.parameters_},

@@ -108,6 +108,15 @@ void IterativeSolver<T>::finish_generate(clock_type::time_point start)
     generate_time_ = seconds_since(start);
     for (const auto& logger : loggers_) {
         logger->on_generate(generate_time_);
+        report_preconditioner(*logger);
+    }
+}
+
+template <typename T>
+void IterativeSolver<T>::report_preconditioner(log::Logger& logger) const
+{
+    if (const auto reporting = dynamic_cast<const log::ReportsToLoggers*>(preconditioner_.get())) {
+        logger.on_preconditioner(reporting->get_logger_report());
     }
 }
 
@@ -116,6 +125,7 @@ void IterativeSolver<T>::add_logger(std::shared_ptr<log::Logger> logger)
 {
     LARCH_ENSURE(logger, BadInput, name_ + "::add_logger: the logger is null");
     logger->on_generate(generate_time_);
+    report_preconditioner(*logger);
     loggers_.push_back(std::move(logger));
 }
 

@@ -2,8 +2,11 @@
 // reason, generate and solve times.
 #include <gtest/gtest.h>
 
+#include <sstream>
+
 #include "larch/generate/problems.hpp"
 #include "larch/log/convergence.hpp"
+#include "larch/log/stream.hpp"
 #include "larch/matrix/csr.hpp"
 #include "larch/preconditioner/block_jacobi.hpp"
 #include "larch/solver/bicgstab.hpp"
@@ -63,6 +66,49 @@ TEST(ConvergenceLogger, AddedAfterGenerationReceivesTheGenerateTime)
     EXPECT_EQ(logger->get_stop_reason(1), larch::stop::Reason::max_iterations);
     EXPECT_EQ(logger->get_num_iterations(1), 2u);
     EXPECT_TRUE(logger->get_residual_norms(1).empty());  // history recording was switched off
+}
+
+TEST(ConvergenceLogger, ReceivesTheBlockJacobiFallbacks)
+{
+    // 8 rows in blocks {0..3, 4..7}: rows 0-3 a regular block; rows 4-7 singular (rows 4 and 5 equal, column 6
+    // empty), split into {4, 5} and {6, 7}, both singular and split again into rows: row 6 has a zero
+    // diagonal and falls back to scalar Jacobi; rows 4, 5 and 7 are regular 1 x 1 blocks
+    auto exec = larch::make_executor("reference");
+    larch::matrix_data<double, std::int32_t> data{larch::dim2{8}, {}};
+    for (std::int32_t row = 0; row < 4; ++row) {
+        for (std::int32_t col = 0; col < 4; ++col) {
+            data.entries.push_back({row, col, row == col ? 4.0 : 1.0});
+        }
+    }
+    data.entries.insert(data.entries.end(),
+                        {{4, 4, 2.0}, {4, 5, 1.0}, {5, 4, 2.0}, {5, 5, 1.0}, {6, 7, 1.0}, {7, 7, 2.0}});
+    auto a = larch::share(larch::matrix::Csr<double>::create(exec, data));
+    auto logger = larch::log::Convergence::create();
+    std::ostringstream lines;
+    auto solver = larch::solver::Bicgstab<double>::build()
+                      .with_criteria(larch::stop::max_iterations(2))
+                      .with_preconditioner(larch::preconditioner::BlockJacobi<double>::build()
+                                               .with_max_block_size(4)
+                                               .with_block_pointers({0, 4, 8}))
+                      .with_logger(logger)
+                      .with_logger(larch::log::Stream::create(lines))
+                      .on(exec)
+                      ->generate(a);
+    const auto jacobi = solver->get_preconditioner_as<larch::preconditioner::BlockJacobi<double>>();
+    const auto& report = logger->get_preconditioner_report();
+    EXPECT_EQ(report.type, jacobi->get_type_name());
+    EXPECT_EQ(report.num_blocks, jacobi->get_num_blocks());
+    EXPECT_EQ(report.num_fallback_blocks, jacobi->get_num_singular_blocks());
+    EXPECT_EQ(report.num_blocks, 5u);
+    EXPECT_EQ(report.num_fallback_blocks, 1u);
+    EXPECT_EQ(report.num_split_blocks, 3u);
+    EXPECT_EQ(report.num_split_blocks, jacobi->get_num_split_blocks());
+    EXPECT_EQ(report.num_zero_diagonal_rows, 1u);
+    EXPECT_NE(lines.str().find("blocks singular, applied as scalar Jacobi"), std::string::npos) << lines.str();
+    // a logger added afterwards receives the report as well
+    auto late = larch::log::Convergence::create(false);
+    solver->add_logger(late);
+    EXPECT_EQ(late->get_preconditioner_report().num_fallback_blocks, report.num_fallback_blocks);
 }
 
 }  // namespace

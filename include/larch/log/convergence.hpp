@@ -3,6 +3,7 @@
 #pragma once
 
 #include <memory>
+#include <string>
 #include <vector>
 
 #include "larch/base/types.hpp"
@@ -10,6 +11,25 @@
 
 namespace larch {
 namespace log {
+
+/// What a preconditioner reports about its generation (see preconditioner::BlockJacobi).
+struct PreconditionerReport {
+    std::string type;
+    size_type num_blocks = 0;
+    /// Blocks found singular or numerically singular and applied as scalar Jacobi (the fallback).
+    size_type num_fallback_blocks = 0;
+    /// Singular blocks split in halves before the fallback.
+    size_type num_split_blocks = 0;
+    /// Rows whose diagonal entry is zero or missing (scalar Jacobi leaves them unscaled).
+    size_type num_zero_diagonal_rows = 0;
+};
+
+/// Implemented by preconditioners that report on their generation to a solver's loggers.
+class ReportsToLoggers {
+public:
+    virtual ~ReportsToLoggers() = default;
+    virtual PreconditionerReport get_logger_report() const = 0;
+};
 
 /**
  * Receives events from a solver. Attach one with a solver factory's `with_logger(...)` or with
@@ -23,6 +43,9 @@ public:
     /// The solver was generated in `seconds` (preconditioner generation included). A logger added after
     /// generation receives this at once.
     virtual void on_generate(double seconds) { (void)seconds; }
+    /// The solver's preconditioner was generated and reports `report` (block-Jacobi does; sent after
+    /// on_generate, and at once to a logger added later).
+    virtual void on_preconditioner(const PreconditionerReport& report) { (void)report; }
     /// An apply on `num_columns` right-hand sides begins.
     virtual void on_apply_begin(size_type num_columns) { (void)num_columns; }
     /// Iteration `iteration` (1-based, counted across restarts) of column `column` ended with the solver's
@@ -55,6 +78,7 @@ public:
     }
 
     void on_generate(double seconds) override { generate_time_ = seconds; }
+    void on_preconditioner(const PreconditionerReport& report) override { preconditioner_report_ = report; }
     void on_apply_begin(size_type num_columns) override;
     void on_iteration(size_type column, size_type iteration, double residual_norm) override;
     void on_column_end(size_type column, const stop::Status& status, double seconds) override;
@@ -71,6 +95,8 @@ public:
     /// Seconds spent solving `column`.
     double get_column_time(size_type column = 0) const;
     double get_generate_time() const noexcept { return generate_time_; }
+    /// The preconditioner's report (an empty type if the solver's preconditioner sends none).
+    const PreconditionerReport& get_preconditioner_report() const noexcept { return preconditioner_report_; }
     /// Seconds of the last apply (all columns).
     double get_solve_time() const noexcept { return solve_time_; }
 
@@ -81,6 +107,7 @@ private:
     bool record_history_;
     double generate_time_ = 0;
     double solve_time_ = 0;
+    PreconditionerReport preconditioner_report_;
     std::vector<stop::Status> statuses_;
     std::vector<std::vector<double>> histories_;
     std::vector<double> column_times_;

@@ -28,6 +28,8 @@ public:
 
     void on_iteration(size_type column, size_type iteration, double residual_norm) override;
     void on_column_end(size_type column, const stop::Status& status, double seconds) override;
+    /// One line when the preconditioner fell back on singular blocks or met zero diagonal entries.
+    void on_preconditioner(const PreconditionerReport& report) override;
 
     size_type get_every() const noexcept { return every_; }
 

@@ -12,6 +12,7 @@
 #include "larch/base/array.hpp"
 #include "larch/base/enable_factory.hpp"
 #include "larch/base/lin_op.hpp"
+#include "larch/log/convergence.hpp"
 #include "larch/matrix/csr.hpp"
 #include "larch/matrix/dense.hpp"
 
@@ -90,7 +91,7 @@ enum class BlockPrecision : std::uint8_t { double_precision = 0, single_precisio
  *     auto jacobi = preconditioner::BlockJacobi<double>::build().with_max_block_size(32).on(exec)->generate(A);
  */
 template <typename V, typename I = std::int32_t>
-class BlockJacobi : public LinOp {
+class BlockJacobi : public LinOp, public log::ReportsToLoggers {
 public:
     using value_type = V;
     using index_type = I;
@@ -191,6 +192,8 @@ public:
     const std::vector<BlockPrecision>& get_block_precisions() const { return report().precisions; }
     /// Bytes the stored blocks take (the block values only; with max_block_size 1, the diagonal).
     size_type get_storage_bytes() const noexcept;
+    /// The fallback blocks, splits and zero diagonal rows, for a solver's loggers (log::Convergence).
+    log::PreconditionerReport get_logger_report() const override;
 
     std::unique_ptr<LinOp> clone_to(std::shared_ptr<const Executor> exec) const override;
     std::string get_type_name() const override;

@@ -189,6 +189,8 @@ protected:
 
     /// Records the generate time since `start` and tells the loggers (called at the end of create()).
     void finish_generate(std::chrono::steady_clock::time_point start);
+    /// Sends the preconditioner's report to `logger`, if the preconditioner gives one.
+    void report_preconditioner(log::Logger& logger) const;
 
     void apply_impl(const LinOp& b, LinOp& x) const override;
     void apply_impl(double alpha, const LinOp& b, double beta, LinOp& x) const override;
