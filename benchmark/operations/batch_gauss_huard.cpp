@@ -6,8 +6,9 @@
 // uniform in 1..`max_size` when `size` is 0 (larch only); b uniform in [-1, 1].
 //
 // `phase` picks what is timed (one application):
-// - "factorize": a device copy of A into the factors, then the in-place factorization; cuBLAS: the same
-//   copy into its work batch, then getrfBatched. Flops 2n^3/3 per item; bytes: A read, factors and
+// - "factorize": the factorization of A into separate factors, A kept (larch reads A and writes the
+//   factors in one pass, as GaussHuard::generate does; cuBLAS, in place only: a device copy of A into
+//   its work batch, then getrfBatched). Flops 2n^3/3 per item; bytes: A read, factors and
 //   pivots written (s (2 n^2) + 4 n per item, s = sizeof value).
 // - "solve": x = A^-1 b from the factors; larch out of place (b read, x written), cuBLAS getrsBatched in
 //   place on a scratch vector that each repetition solves again (its values only shrink, the items'
@@ -116,8 +117,7 @@ CaseResult run_batch_gauss_huard(const CaseContext& context)
         exec->copy_from(*exec, num_rows * sizeof(V), b->get_const_values(), x->get_values());
     };
     const auto factorize_kernel = [&] {
-        factors->copy_from(a);
-        LARCH_RUN_KERNEL(exec, batch_dense::gauss_huard_factorize, *factors, pivots.get_data(),
+        LARCH_RUN_KERNEL(exec, batch_dense::gauss_huard_factorize, a, *factors, pivots.get_data(),
                          info.get_data(), transposed);
     };
     const auto solve_kernel = [&] {

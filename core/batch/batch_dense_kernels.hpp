@@ -40,7 +40,8 @@ LARCH_DECLARE_KERNEL(namespace batch_dense {
                 std::int32_t* info);
 
     /// Gauss-Huard decomposition with implicit column pivoting (Anzt et al. 2017, batched Gauss-Huard,
-    /// Fig. 1), in place.
+    /// Fig. 1) of the items of `a` into `factors` (the same layout; `factors` may be the same object as
+    /// `a`, in place).
     /// On exit the item holds the factors in PIVOT ORDER (as if the columns had been swapped
     /// explicitly): with F = factors, L = lower triangle of F including the diagonal (row-elimination
     /// multipliers, the unscaled pivots on the diagonal), U = strict upper triangle of F (the pivot rows
@@ -48,8 +49,9 @@ LARCH_DECLARE_KERNEL(namespace batch_dense {
     /// transposed_storage = false (BGH): F stored as is. transposed_storage = true (BGHT): U transposed
     /// about the anti-diagonal, i.e. stored entry (i, j), j > i, holds U(n-1-j, n-1-i); L as in BGH.
     template <typename T>
-    void gauss_huard_factorize(const DefaultExecutor& exec, batch::Dense<T>& factors,
-                               std::int32_t* pivots, std::int32_t* info, bool transposed_storage);
+    void gauss_huard_factorize(const DefaultExecutor& exec, const batch::Dense<T>& a,
+                               batch::Dense<T>& factors, std::int32_t* pivots, std::int32_t* info,
+                               bool transposed_storage);
 
     /// Solves A_i x_i = b_i for every column of b_i from the factors above:
     /// for k = 0..n-1: y_k = (b_k - sum_{j<k} F(k,j) y_j) / F(k,k); y_i -= U(i,k) y_k for i < k;
@@ -86,8 +88,8 @@ LARCH_DECLARE_KERNEL(namespace batch_dense {
                            const batch::Vector<T>&, batch::Vector<T>&);                           \
     template void invert<T>(const DefaultExecutor&, const batch::Dense<T>&, batch::Dense<T>&,     \
                             std::int32_t*);                                                       \
-    template void gauss_huard_factorize<T>(const DefaultExecutor&, batch::Dense<T>&,              \
-                                           std::int32_t*, std::int32_t*, bool);                   \
+    template void gauss_huard_factorize<T>(const DefaultExecutor&, const batch::Dense<T>&,        \
+                                           batch::Dense<T>&, std::int32_t*, std::int32_t*, bool); \
     template void gauss_huard_solve<T>(const DefaultExecutor&, const batch::Dense<T>&,            \
                                        const std::int32_t*, bool, const batch::Vector<T>&,        \
                                        batch::Vector<T>&);                                        \

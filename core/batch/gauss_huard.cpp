@@ -19,18 +19,23 @@ template <typename T>
 std::unique_ptr<GaussHuard<T>> GaussHuard<T>::Factory::generate(ptr_param<const Dense<T>> a) const
 {
     detail::ensure_square_items(*a, "GaussHuard::generate");
-    auto factors = a->clone_to(exec_);
-    return std::unique_ptr<GaussHuard>{new GaussHuard{std::move(factors), parameters_.storage}};
+    // The kernel reads A and writes the factors in one pass; an A on another executor is copied first.
+    if (a->get_executor() == exec_) {
+        return std::unique_ptr<GaussHuard>{new GaussHuard{*a, parameters_.storage}};
+    }
+    const auto local = a->clone_to(exec_);
+    return std::unique_ptr<GaussHuard>{new GaussHuard{*local, parameters_.storage}};
 }
 
 template <typename T>
-GaussHuard<T>::GaussHuard(std::unique_ptr<Dense<T>> factors, GaussHuardStorage storage)
-    : BatchLinOp<T>(factors->get_executor()), factors_{std::move(factors)}, storage_{storage},
+GaussHuard<T>::GaussHuard(const Dense<T>& a, GaussHuardStorage storage)
+    : BatchLinOp<T>(a.get_executor()), factors_{Dense<T>::create_with_layout_of(a.get_executor(), a)},
+      storage_{storage},
       pivots_{this->get_executor(), factors_->get_layout().get_num_rows()},
       info_{this->get_executor(), factors_->get_num_items()}
 {
     if (factors_->get_num_items() > 0) {
-        LARCH_RUN_KERNEL(this->get_executor(), batch_dense::gauss_huard_factorize, *factors_,
+        LARCH_RUN_KERNEL(this->get_executor(), batch_dense::gauss_huard_factorize, a, *factors_,
                          pivots_.get_data(), info_.get_data(),
                          storage_ == GaussHuardStorage::transposed);
     }

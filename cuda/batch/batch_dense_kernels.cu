@@ -196,17 +196,17 @@ __global__ void __launch_bounds__(default_block_size)
 template <int subwarp_size, typename T>
 __global__ void __launch_bounds__(RegisterPolicy::block_size,
                                   RegisterPolicy::min_blocks_per_multiprocessor)
-    gauss_huard_factorize_kernel(LayoutView layout, T* factors, std::int32_t* pivots,
+    gauss_huard_factorize_kernel(LayoutView layout, const T* a, T* factors, std::int32_t* pivots,
                                  std::int32_t* info, bool transposed_storage)
 {
-    // One sub-warp per item, one column per thread (gauss_huard.cuh).
+    // One sub-warp per item (gauss_huard.cuh).
     __shared__ GaussHuardBuffer<subwarp_size, T> buffers[RegisterPolicy::block_size / subwarp_size];
     const auto item = square_item_of_subwarp<subwarp_size>(layout, blockIdx.x);
     if (item.size == 0) {
         return;
     }
     const int item_info = gauss_huard_factorize_item<subwarp_size>(
-        factors + item.offset, pivots + layout.row_offset_of(item.index), item.size, transposed_storage,
+        a + item.offset, factors + item.offset, pivots + layout.row_offset_of(item.index), item.size, transposed_storage,
         buffers[warp::subwarp_id_in_block<subwarp_size>()]);
     if (warp::rank<subwarp_size>() == 0) {
         info[item.index] = item_info;
@@ -215,14 +215,16 @@ __global__ void __launch_bounds__(RegisterPolicy::block_size,
 
 template <typename T>
 __global__ void __launch_bounds__(default_block_size)
-    gauss_huard_factorize_large_items_kernel(LayoutView layout, T* factors, std::int32_t* pivots,
-                                             std::int32_t* info, bool transposed_storage)
+    gauss_huard_factorize_large_items_kernel(LayoutView layout, const T* a, T* factors,
+                                             std::int32_t* pivots, std::int32_t* info,
+                                             bool transposed_storage)
 {
     // One thread per item larger than 32 x 32 (large_items.cuh).
     for (const auto item : grid_stride_range(layout.num_items)) {
         const int n = layout.rows_of(item);
         if (n > max_register_item_size) {
-            info[item] = gauss_huard_factorize_serial(factors + layout.offset_of(item),
+            info[item] = gauss_huard_factorize_serial(a + layout.offset_of(item),
+                                                      factors + layout.offset_of(item),
                                                       pivots + layout.row_offset_of(item), n,
                                                       transposed_storage);
         }
@@ -453,8 +455,9 @@ void compute_condition_numbers(const DefaultExecutor& exec, const ::larch::batch
 }
 
 template <typename T>
-void gauss_huard_factorize(const DefaultExecutor& exec, ::larch::batch::Dense<T>& factors,
-                           std::int32_t* pivots, std::int32_t* info, bool transposed_storage)
+void gauss_huard_factorize(const DefaultExecutor& exec, const ::larch::batch::Dense<T>& a,
+                           ::larch::batch::Dense<T>& factors, std::int32_t* pivots, std::int32_t* info,
+                           bool transposed_storage)
 {
     const auto layout = view_of(factors.get_layout());
     const auto max_size = static_cast<std::int64_t>(factors.get_max_item_size().rows);
@@ -463,13 +466,13 @@ void gauss_huard_factorize(const DefaultExecutor& exec, ::larch::batch::Dense<T>
         constexpr int p = decltype(subwarp_constant)::value;
         gauss_huard_factorize_kernel<p, T><<<RegisterPolicy::num_blocks(items.num_listed, p),
                                              RegisterPolicy::block_size>>>(
-            items, factors.get_values(), pivots, info, transposed_storage);
+            items, a.get_const_values(), factors.get_values(), pivots, info, transposed_storage);
         LARCH_LAUNCH_CHECK("batch_dense::gauss_huard_factorize_kernel");
     });
     if (max_size > max_register_item_size) {
         gauss_huard_factorize_large_items_kernel<<<grid_stride_num_blocks(exec, layout.num_items),
                                                    default_block_size>>>(
-            layout, factors.get_values(), pivots, info, transposed_storage);
+            layout, a.get_const_values(), factors.get_values(), pivots, info, transposed_storage);
         LARCH_LAUNCH_CHECK("batch_dense::gauss_huard_factorize_large_items_kernel");
     }
 }

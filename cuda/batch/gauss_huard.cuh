@@ -76,9 +76,10 @@ __device__ __forceinline__ std::int64_t factor_position(int row, int step, int n
 }
 
 /**
- * Factorizes the n x n item at `factors` in place (row-major, stored as described in
- * core/batch/batch_dense_kernels.hpp) and writes its pivot columns to `pivots`; returns info (0 or the
- * 1-based failing step; the item is then left unchanged). All lanes of the sub-warp must call it;
+ * Factorizes the n x n item at `a` into `factors` (row-major, stored as described in
+ * core/batch/batch_dense_kernels.hpp; `factors` may be `a`: the item is read whole before anything is
+ * written) and writes its pivot columns to `pivots`; returns info (0 or the 1-based failing step;
+ * `factors` is then not written). All lanes of the sub-warp must call it;
  * `buffer` is the sub-warp's own. Threads share the item as GaussHuardShape describes.
  *
  * Step k: row k's multipliers (its entries in the earlier pivot columns, still those of A: rows below k
@@ -90,8 +91,8 @@ __device__ __forceinline__ std::int64_t factor_position(int row, int step, int n
  * level: shuffle-bound, 9x slower per flop than Gauss-Jordan on the H100.
  */
 template <int subwarp_size, typename T>
-__device__ __forceinline__ int gauss_huard_factorize_item(T* factors, std::int32_t* pivots, int n,
-                                                          bool transposed_storage,
+__device__ __forceinline__ int gauss_huard_factorize_item(const T* a, T* factors, std::int32_t* pivots,
+                                                          int n, bool transposed_storage,
                                                           GaussHuardBuffer<subwarp_size, T>& buffer)
 {
     using Shape = GaussHuardShape<subwarp_size>;
@@ -114,7 +115,7 @@ __device__ __forceinline__ int gauss_huard_factorize_item(T* factors, std::int32
 #pragma unroll
         for (int j = 0; j < columns; ++j) {
             const int c = row_groups * tc + j;
-            values[i][j] = (r < n && c < n) ? factors[r * n + c] : T{};
+            values[i][j] = (r < n && c < n) ? a[r * n + c] : T{};
             row_sums[i] += magnitude(values[i][j]);
         }
     }

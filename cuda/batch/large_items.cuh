@@ -204,11 +204,17 @@ __device__ int invert_serial(T* w, int n, std::int32_t* permutation, T* scratch)
     return 0;
 }
 
-/// Gauss-Huard factorization of the n x n item `f` in place (explicit column swaps); returns info.
+/// Gauss-Huard factorization of the n x n item `a` into `f` (which may be `a`; explicit column swaps);
+/// returns info.
 template <typename T>
-__device__ int gauss_huard_factorize_serial(T* f, std::int32_t* pivots, int n,
+__device__ int gauss_huard_factorize_serial(const T* a, T* f, std::int32_t* pivots, int n,
                                             bool transposed_storage)
 {
+    if (f != a) {
+        for (std::int64_t e = 0; e < std::int64_t{n} * n; ++e) {
+            f[e] = a[e];
+        }
+    }
     const auto at = [&](int r, int c) -> T& { return f[std::int64_t{r} * n + c]; };
     const T tiny_bound = tiny_pivot_bound(n, infinity_norm_serial(f, n, n));
     for (int c = 0; c < n; ++c) {

@@ -3,6 +3,7 @@
 // work per item grows with n^3 and variable-size batches mix 1x1 and 64x64 items.
 #include "core/batch/batch_dense_kernels.hpp"
 
+#include <algorithm>
 #include <omp.h>
 
 #include "core/batch/dense_item_algorithms.hpp"
@@ -57,11 +58,16 @@ void invert(const DefaultExecutor&, const batch::Dense<T>& a, batch::Dense<T>& i
 }
 
 template <typename T>
-void gauss_huard_factorize(const DefaultExecutor&, batch::Dense<T>& factors,
+void gauss_huard_factorize(const DefaultExecutor&, const batch::Dense<T>& a, batch::Dense<T>& factors,
                            std::int32_t* pivots, std::int32_t* info, bool transposed_storage)
 {
     const auto& layout = factors.get_layout();
     for_each_item<T>(factors.get_num_items(), [&](size_type item, std::vector<T>& work) {
+        const auto n = layout.get_size(item).rows;
+        if (&a != &factors) {
+            std::copy_n(a.get_const_values() + layout.get_offset(item), n * n,
+                        factors.get_values() + layout.get_offset(item));
+        }
         info[item] = batch::item::gauss_huard_factorize(
             layout.get_size(item).rows, factors.get_values() + layout.get_offset(item),
             pivots + layout.get_row_offset(item), transposed_storage, work);

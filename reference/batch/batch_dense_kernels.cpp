@@ -2,6 +2,8 @@
 // per-item algorithms of core/batch/dense_item_algorithms.hpp (the papers' listings, step for step).
 #include "core/batch/batch_dense_kernels.hpp"
 
+#include <algorithm>
+
 #include "core/batch/dense_item_algorithms.hpp"
 
 namespace larch {
@@ -53,12 +55,16 @@ void invert(const DefaultExecutor&, const batch::Dense<T>& a, batch::Dense<T>& i
 }
 
 template <typename T>
-void gauss_huard_factorize(const DefaultExecutor&, batch::Dense<T>& factors,
+void gauss_huard_factorize(const DefaultExecutor&, const batch::Dense<T>& a, batch::Dense<T>& factors,
                            std::int32_t* pivots, std::int32_t* info, bool transposed_storage)
 {
     std::vector<T> work;
     for (size_type item = 0; item < factors.get_num_items(); ++item) {
         const auto shape = shape_of(factors.get_layout(), item);
+        if (&a != &factors) {
+            std::copy_n(a.get_const_values() + shape.offset, shape.rows * shape.rows,
+                        factors.get_values() + shape.offset);
+        }
         info[item] = batch::item::gauss_huard_factorize(
             shape.rows, factors.get_values() + shape.offset, pivots + shape.row_offset,
             transposed_storage, work);

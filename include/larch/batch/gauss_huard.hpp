@@ -94,7 +94,8 @@ protected:
     void apply_impl(const Vector<T>& b, Vector<T>& x) const override;
 
 private:
-    GaussHuard(std::unique_ptr<Dense<T>> factors, GaussHuardStorage storage);
+    /// Factorizes `a` (on this object's executor) into newly allocated factors.
+    GaussHuard(const Dense<T>& a, GaussHuardStorage storage);
 
     std::unique_ptr<Dense<T>> factors_;
     GaussHuardStorage storage_;
