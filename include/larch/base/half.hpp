@@ -22,11 +22,35 @@ struct half {
 /// The largest finite half value.
 constexpr float half_max = 65504.0f;
 
+/// Copies the bytes of a float or a 32-bit pattern; clang's HIP device code has no std::memcpy, only the
+/// builtin.
+LARCH_HALF_FUNCTION void copy_bytes(void* destination, const void* source, unsigned size)
+{
+#if defined(__HIP_DEVICE_COMPILE__)
+    __builtin_memcpy(destination, source, size);
+#else
+    std::memcpy(destination, source, size);
+#endif
+}
+
+LARCH_HALF_FUNCTION std::uint32_t bits_of(float value)
+{
+    std::uint32_t bits;
+    copy_bytes(&bits, &value, sizeof bits);
+    return bits;
+}
+
+LARCH_HALF_FUNCTION float float_of(std::uint32_t bits)
+{
+    float value;
+    copy_bytes(&value, &bits, sizeof value);
+    return value;
+}
+
 /// Rounds `value` to the nearest half (ties to even); overflow gives +-inf, NaN stays NaN.
 LARCH_HALF_FUNCTION half to_half(float value)
 {
-    std::uint32_t x;
-    std::memcpy(&x, &value, sizeof x);
+    const std::uint32_t x = bits_of(value);
     const std::uint32_t sign = (x >> 16) & 0x8000u;
     const std::uint32_t magnitude = x & 0x7fffffffu;
     if (magnitude >= 0x7f800000u) {  // inf or NaN
@@ -78,9 +102,7 @@ LARCH_HALF_FUNCTION float to_float(half value)
         }
         x = sign | (static_cast<std::uint32_t>(e) << 23) | ((mantissa & 0x3ffu) << 13);
     }
-    float result;
-    std::memcpy(&result, &x, sizeof result);
-    return result;
+    return float_of(x);
 }
 
 }  // namespace larch
