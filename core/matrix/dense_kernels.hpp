@@ -35,6 +35,25 @@ LARCH_DECLARE_KERNEL(namespace dense {
                      const matrix::Dense<T>& b, array<T>& result);
     template <typename T>
     void compute_norm2(const DefaultExecutor& exec, const matrix::Dense<T>& a, array<T>& result);
+    /// One conjugate-gradient step on scalars that stay on the executor (`state`, cg_state layout, one
+    /// entry per column of x): for each column not yet stopped, alpha = rho / p_q, x += alpha p,
+    /// r -= alpha q and, in the same pass, the norm sqrt(r^T r) into the column's entry of norms slot
+    /// `slot`, and rho_old = rho. A rho or p_q that is zero or not finite stops the column before the
+    /// update (stopped = cg_state::breakdown); a norm at or below the threshold, or not finite, stops it
+    /// after (stopped = cg_state::finished), and one above pause_above pauses it (stopped =
+    /// cg_state::paused). `slot` goes into stop_slot; a stopped column does not change until the host
+    /// sets it running again.
+    /// `workspace` holds the partial sums where a backend needs them: the caller keeps it between steps
+    /// and the kernel enlarges it only when it is too small (so a solve allocates once).
+    template <typename T>
+    void cg_step_solution(const DefaultExecutor& exec, const matrix::Dense<T>& p,
+                          const matrix::Dense<T>& q, matrix::Dense<T>& x, matrix::Dense<T>& r,
+                          size_type slot, array<T>& state, array<T>& workspace);
+    /// The direction update of step `slot`, p = z + (rho / rho_old) p, for the running columns and those
+    /// this step paused.
+    template <typename T>
+    void cg_step_direction(const DefaultExecutor& exec, const matrix::Dense<T>& z, matrix::Dense<T>& p,
+                           size_type slot, const array<T>& state);
     template <typename T>
     void transpose(const DefaultExecutor& exec, const matrix::Dense<T>& source,
                    matrix::Dense<T>& dest);
@@ -53,6 +72,29 @@ LARCH_DECLARE_KERNEL(namespace dense {
     void convert_to_csr(const DefaultExecutor& exec, const matrix::Dense<T>& source,
                         matrix::Csr<T, I>& result);
 })
+
+/**
+ * Where the conjugate-gradient kernels keep a solve's scalars: field f of column c is entry
+ * f * cols + c of the state array (entries of type T, stop codes and slots stored as small integers),
+ * and norm slot s of column c is entry (norms + s) * cols + c. The host writes the threshold and zeroes
+ * the stop fields before the first step, and reads the whole array once per check.
+ */
+namespace cg_state {
+constexpr size_type rho = 0;
+constexpr size_type rho_old = 1;
+constexpr size_type p_q = 2;
+constexpr size_type threshold = 3;
+constexpr size_type stopped = 4;
+constexpr size_type stop_slot = 5;
+/// A norm above this pauses the column (stopped = paused) until the host has looked at it.
+constexpr size_type pause_above = 6;
+constexpr size_type norms = 7;
+/// Values of the stopped field.
+constexpr int running = 0;
+constexpr int breakdown = 1;
+constexpr int finished = 2;
+constexpr int paused = 3;
+}  // namespace cg_state
 
 /// The explicit instantiations every backend's dense kernel file ends with, written once inside namespace
 /// <backend>::dense as `LARCH_INSTANTIATE_DENSE_KERNELS();` (for every type in
@@ -73,6 +115,11 @@ LARCH_DECLARE_KERNEL(namespace dense {
     template void compute_dot<T>(const DefaultExecutor&, const matrix::Dense<T>&,                  \
                                  const matrix::Dense<T>&, array<T>&);                              \
     template void compute_norm2<T>(const DefaultExecutor&, const matrix::Dense<T>&, array<T>&);    \
+    template void cg_step_solution<T>(const DefaultExecutor&, const matrix::Dense<T>&,            \
+                                      const matrix::Dense<T>&, matrix::Dense<T>&, matrix::Dense<T>&, \
+                                      size_type, array<T>&, array<T>&);                           \
+    template void cg_step_direction<T>(const DefaultExecutor&, const matrix::Dense<T>&,           \
+                                       matrix::Dense<T>&, size_type, const array<T>&);            \
     template void transpose<T>(const DefaultExecutor&, const matrix::Dense<T>&, matrix::Dense<T>&); \
     template void gemm<T>(const DefaultExecutor&, T, const matrix::Dense<T>&,                      \
                           const matrix::Dense<T>&, T, matrix::Dense<T>&)

@@ -2,7 +2,9 @@
 // the true-residual check after recursive convergence (residual replacement), and status/logging.
 #include "larch/solver/iterative_solver.hpp"
 
+#include <algorithm>
 #include <cmath>
+#include <limits>
 
 #include "core/components/instantiation.hpp"
 
@@ -23,13 +25,28 @@ double seconds_since(clock_type::time_point start)
 IterationMonitor::IterationMonitor(const stop::Criteria& criteria, double threshold,
                                    double initial_residual_norm, size_type column,
                                    const std::vector<std::shared_ptr<log::Logger>>& loggers)
-    : criteria_{criteria}, threshold_{threshold}, column_{column}, loggers_{loggers},
+    : criteria_{criteria}, threshold_{threshold}, initial_residual_norm_{initial_residual_norm}, column_{column}, loggers_{loggers},
       progress_{criteria, initial_residual_norm}, start_{clock_type::now()}
 {}
 
 bool IterationMonitor::meets_threshold(double residual_norm) const noexcept
 {
     return residual_norm <= threshold_ || residual_norm == 0;
+}
+
+size_type IterationMonitor::get_remaining_iterations() const noexcept
+{
+    const auto limit = criteria_.get_max_iterations();
+    return limit > iterations_ ? limit - iterations_ : 0;
+}
+
+double IterationMonitor::get_divergence_bound() const noexcept
+{
+    auto bound = std::numeric_limits<double>::infinity();
+    for (const auto& criterion : criteria_.get_divergence()) {
+        bound = std::min(bound, criterion.value * initial_residual_norm_);
+    }
+    return bound;
 }
 
 stop::Reason IterationMonitor::budget_exhausted() const

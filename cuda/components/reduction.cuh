@@ -94,36 +94,58 @@ struct KeepTotal {
     }
 };
 
+/// The number of partial results per column that reduce_columns uses for `rows` x `cols` on `exec`.
+inline std::int64_t reduction_partials_per_column(const GpuExecutor& exec, std::int64_t rows,
+                                                  std::int64_t cols)
+{
+    return std::min<std::int64_t>(
+        max_partials_per_column,
+        std::max<std::int64_t>(1, grid_stride_num_blocks(exec, rows, reduction_block_size) /
+                                      std::min(cols, std::int64_t{32})));
+}
+
 /**
  * result[col] = finalize(col, op(entry(0, col), ..., entry(rows - 1, col))) for every col < cols, with
  * `result` in device memory. Two launches (blocks over rows on x and columns on y, then one block per
- * column over the partial results) and a workspace of at most 1024 values per column. `entry` and
+ * column over the partial results) and a workspace of at most 1024 values per column, taken from
+ * `workspace` (enlarged only when too small, so a caller that keeps it allocates once). `entry` and
  * `finalize` are functors with `__device__ T operator()(std::int64_t, std::int64_t)` and
- * `__device__ T operator()(std::int64_t col, T total)`. Deterministic for a given device: the grid
- * depends only on the sizes and the device. A plain reduction is the case cols == 1.
+ * `__device__ T operator()(std::int64_t col, T total)`; `entry` is called exactly once per (row, col) in
+ * the first launch and `finalize` once per column in the second, so either may also write memory.
+ * Deterministic for a given device: the grid depends only on the sizes and the device. A plain reduction
+ * is the case cols == 1.
  */
 template <typename T, typename Entry, typename Op, typename Finalize>
 void reduce_columns(const GpuExecutor& exec, std::int64_t rows, std::int64_t cols, Entry entry,
-                    Op op, T identity, Finalize finalize, T* result)
+                    Op op, T identity, Finalize finalize, T* result, array<T>& workspace)
 {
     if (cols == 0) {
         return;
     }
     constexpr std::int64_t max_grid_y = 65535;
-    const std::int64_t blocks_per_column = std::min<std::int64_t>(
-        max_partials_per_column,
-        std::max<std::int64_t>(1, grid_stride_num_blocks(exec, rows, reduction_block_size) /
-                                      std::min(cols, std::int64_t{32})));
+    const auto blocks_per_column = reduction_partials_per_column(exec, rows, cols);
     const std::int64_t column_blocks = std::min(cols, max_grid_y);
-    array<T> partials{exec.shared_from_this(), static_cast<size_type>(blocks_per_column * cols)};
+    const auto needed = static_cast<size_type>(blocks_per_column * cols);
+    if (workspace.get_size() < needed) {
+        workspace.resize_and_reset(needed);
+    }
     reduce_columns_partial<<<dim3(static_cast<unsigned>(blocks_per_column),
                                   static_cast<unsigned>(column_blocks)),
                              reduction_block_size>>>(rows, cols, entry, op, identity,
-                                                     partials.get_data());
+                                                     workspace.get_data());
     LARCH_LAUNCH_CHECK("components::reduce_columns_partial");
     reduce_columns_final<<<static_cast<unsigned>(column_blocks), reduction_block_size>>>(
-        blocks_per_column, cols, partials.get_const_data(), op, identity, finalize, result);
+        blocks_per_column, cols, workspace.get_const_data(), op, identity, finalize, result);
     LARCH_LAUNCH_CHECK("components::reduce_columns_final");
+}
+
+/// As above with a workspace of its own (from the executor's stream-ordered pool).
+template <typename T, typename Entry, typename Op, typename Finalize>
+void reduce_columns(const GpuExecutor& exec, std::int64_t rows, std::int64_t cols, Entry entry,
+                    Op op, T identity, Finalize finalize, T* result)
+{
+    array<T> workspace{exec.shared_from_this()};
+    reduce_columns(exec, rows, cols, entry, op, identity, finalize, result, workspace);
 }
 
 }  // namespace LARCH_DEVICE_NAMESPACE

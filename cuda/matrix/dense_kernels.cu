@@ -9,6 +9,7 @@
 #include "cuda/components/launch.cuh"
 #include "cuda/components/reduction.cuh"
 #include "cuda/components/warp.cuh"
+#include "cuda/matrix/cg_step.cuh"
 #include "larch/matrix/csr.hpp"
 
 namespace larch {
@@ -382,6 +383,36 @@ void compute_norm2(const DefaultExecutor& exec, const matrix::Dense<T>& a, array
     reduce_columns(exec, size.rows, size.cols,
                    ScaledSquareEntry<T>{a.get_const_values(), stride, scales.get_const_data()},
                    warp::Sum{}, T{0}, ScaledNorm<T>{scales.get_const_data()}, result.get_data());
+}
+
+template <typename T>
+void cg_step_solution(const DefaultExecutor& exec, const matrix::Dense<T>& p, const matrix::Dense<T>& q,
+                      matrix::Dense<T>& x, matrix::Dense<T>& r, size_type slot, array<T>& state,
+                      array<T>& workspace)
+{
+    const auto size = x.get_size();
+    const auto result = state.get_data() + (cg_state::norms + slot) * size.cols;
+    reduce_columns(exec, size.rows, size.cols,
+                   CgSolutionEntry<T>{state.get_const_data(), size.cols, x.get_values(),
+                                      static_cast<index64>(x.get_stride()), r.get_values(),
+                                      static_cast<index64>(r.get_stride()), p.get_const_values(),
+                                      static_cast<index64>(p.get_stride()), q.get_const_values(),
+                                      static_cast<index64>(q.get_stride())},
+                   warp::Sum{}, T{0}, CgFinishStep<T>{state.get_data(), size.cols, slot}, result, workspace);
+}
+
+template <typename T>
+void cg_step_direction(const DefaultExecutor& exec, const matrix::Dense<T>& z, matrix::Dense<T>& p,
+                       size_type slot, const array<T>& state)
+{
+    const auto size = p.get_size();
+    if (size.rows == 0 || size.cols == 0) {
+        return;
+    }
+    CgDirectionEntries<T> functor{state.get_const_data(), size.cols, slot, p.get_values(),
+                                  static_cast<index64>(p.get_stride()), z.get_const_values(),
+                                  static_cast<index64>(z.get_stride())};
+    launch_for_each(exec, static_cast<index64>(size.rows * size.cols), functor, "launch of dense::cg_step_direction");
 }
 
 template <typename T>

@@ -1,6 +1,7 @@
 // OpenMP kernels of matrix::Dense: element-wise operations in parallel over rows, reductions in parallel
 // over the rows of one column at a time, in a fixed order (the same result on any number of threads).
 #include "core/matrix/dense_kernels.hpp"
+#include "core/matrix/cg_step_rules.hpp"
 
 #include "omp/components/fixed_order_sum.hpp"
 #include "omp/components/parallel_rows.hpp"
@@ -136,6 +137,52 @@ void compute_norm2(const DefaultExecutor&, const matrix::Dense<T>& a, array<T>& 
         });
         result.get_data()[col] = scale * std::sqrt(sum_of_squares);
     }
+}
+
+template <typename T>
+void cg_step_solution(const DefaultExecutor&, const matrix::Dense<T>& p, const matrix::Dense<T>& q,
+                      matrix::Dense<T>& x, matrix::Dense<T>& r, size_type slot, array<T>& state,
+                      array<T>&)
+{
+    // The updates run inside the fixed-order sum's terms (each row's term is evaluated exactly once), so x
+    // and r are read and written in the same pass as the residual's sum of squares.
+    const auto cols = x.get_size().cols;
+    const auto rows = static_cast<std::ptrdiff_t>(x.get_size().rows);
+    for (size_type col = 0; col < cols; ++col) {
+        if (!cg_rules::is_running(state.get_const_data(), cols, col)) {
+            continue;
+        }
+        const auto alpha = cg_rules::step_length(state.get_const_data(), cols, col);
+        const auto sum_of_squares = components::fixed_order_sum<T>(rows, [&](std::ptrdiff_t row) {
+            auto& r_entry = r.get_values()[row * r.get_stride() + col];
+            x.get_values()[row * x.get_stride() + col] += alpha * p.get_const_values()[row * p.get_stride() + col];
+            r_entry -= alpha * q.get_const_values()[row * q.get_stride() + col];
+            return r_entry * r_entry;
+        });
+        cg_rules::finish_step(state.get_data(), cols, col, slot, sum_of_squares);
+    }
+}
+
+template <typename T>
+void cg_step_direction(const DefaultExecutor&, const matrix::Dense<T>& z, matrix::Dense<T>& p,
+                       size_type slot, const array<T>& state)
+{
+    const auto cols = p.get_size().cols;
+    std::vector<char> updates(cols);
+    std::vector<T> betas(cols);
+    for (size_type col = 0; col < cols; ++col) {
+        updates[col] = cg_rules::updates_direction(state.get_const_data(), cols, col, slot);
+        betas[col] = updates[col] ? cg_rules::direction_ratio(state.get_const_data(), cols, col) : T{};
+    }
+    components::for_each_row(static_cast<std::ptrdiff_t>(p.get_size().rows), [&](std::ptrdiff_t row) {
+        auto p_row = p.get_values() + row * p.get_stride();
+        const auto z_row = z.get_const_values() + row * z.get_stride();
+        for (size_type col = 0; col < cols; ++col) {
+            if (updates[col]) {
+                p_row[col] = z_row[col] + betas[col] * p_row[col];
+            }
+        }
+    });
 }
 
 template <typename T>

@@ -11,7 +11,18 @@ namespace solver {
 
 /**
  * Preconditioned conjugate gradients (Hestenes-Stiefel) for symmetric positive definite A and M.
- * Per iteration: one apply of A, one of the preconditioner, 3 reductions and 3 vector updates.
+ * Per iteration: one apply of A, one of the preconditioner, two dot products (p^T A p, r^T M^{-1} r) and
+ * two fused kernels: x += alpha p, r -= alpha q with ||r|| in one pass, then p = z + beta p.
+ * The scalars (rho, alpha, beta) stay on the executor: the kernels read them from there, so an iteration
+ * never waits for the host. The host reads the scalars and the residual norms once every
+ * `check_interval` iterations (one synchronization) and passes the norms to the monitor in order. A
+ * column that meets the threshold, or breaks down, freezes itself on the executor in that very step, so
+ * x, the iteration count and the status are those of the stopping iteration whatever the interval; only
+ * stops decided on the host (divergence, stagnation, time limit) may let x run on by at most
+ * check_interval - 1 further iterations (the count reported is the stopping one). The iteration limit is
+ * never overshot (the last interval is shortened). The residual norm is the plain sqrt(r^T r) (summed in
+ * the update's pass, not scaled as Dense::compute_norm2), so a residual beyond ~1e154 (double) or ~1e19
+ * (float) reads as infinite and stops as non_finite.
  * Breakdowns: r^T M^{-1} r = 0 (singular preconditioner) or p^T A p = 0 (A not definite) stop the loop and
  * the driver restarts from the true residual (see IterativeSolver).
  *
@@ -24,14 +35,26 @@ class Cg : public IterativeSolver<T> {
 public:
     class Factory;
     struct parameters_type : solver_parameters<parameters_type>,
-                             enable_parameters<parameters_type, Factory> {};
+                             enable_parameters<parameters_type, Factory> {
+        /// k, the iterations between two reads of the residual norms by the host (>= 1). One read costs a
+        /// synchronization with the executor (about 10 us on a GPU, a few launches' worth), so k = 8 makes
+        /// it cheap beside the iterations' launches; larger k only saves more when an iteration is
+        /// shorter than a read.
+        size_type check_interval = 8;
+
+        parameters_type& with_check_interval(size_type value)
+        {
+            check_interval = value;
+            return *this;
+        }
+    };
     class Factory : public EnableFactory<Cg, parameters_type, SolverFactory<T>> {
     public:
         using EnableFactory<Cg, parameters_type, SolverFactory<T>>::EnableFactory;
     };
 
     static parameters_type build() { return {}; }
-    /// Throws BadInput (unbounded criteria, null operands), DimensionMismatch (non-square A).
+    /// Throws BadInput (check_interval 0, unbounded criteria, null operands), DimensionMismatch (non-square A).
     static std::unique_ptr<Cg> create(std::shared_ptr<const Executor> exec, const parameters_type& parameters,
                                       std::shared_ptr<const LinOp> system_matrix);
 

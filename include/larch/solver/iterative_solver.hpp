@@ -112,11 +112,18 @@ public:
     /// Whether the iteration or time budget is spent (then no further iteration may start).
     stop::Reason budget_exhausted() const;
     size_type get_iterations() const noexcept { return iterations_; }
+    /// How many more iterations the iteration limit allows.
+    size_type get_remaining_iterations() const noexcept;
+    /// The smallest residual norm above which a divergence criterion counts an iteration (infinity when
+    /// there is none): an algorithm that runs ahead of its checks must not pass an iteration above it
+    /// unchecked, or a divergence stop would come after later iterations changed x.
+    double get_divergence_bound() const noexcept;
     double get_threshold() const noexcept { return threshold_; }
 
 private:
     const stop::Criteria& criteria_;
     double threshold_;
+    double initial_residual_norm_;
     size_type column_;
     const std::vector<std::shared_ptr<log::Logger>>& loggers_;
     stop::ProgressTracker progress_;

@@ -1,0 +1,230 @@
+// The conjugate-gradient step on executor-resident scalars: the fused kernels (x and r update with the
+// residual norm in one pass, the direction update) on every executor with exact values on small integers,
+// their stop codes (breakdown, finished, paused) and frozen columns, a long double oracle on random
+// vectors; and Cg itself giving the same iterates for every check interval.
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <limits>
+#include <vector>
+
+#include "core/matrix/dense_kernels.hpp"
+#include "larch/generate/problems.hpp"
+#include "test/solver/solver_test_utils.hpp"
+#include "test/utils/compare.hpp"
+#include "test/utils/executors.hpp"
+#include "test/utils/random.hpp"
+
+namespace {
+
+using Dense = larch::matrix::Dense<double>;
+using larch::dim2;
+using larch::size_type;
+namespace cg_state = larch::kernels::cg_state;
+
+class CgStepKernels : public ::testing::TestWithParam<std::string> {};
+
+constexpr double inf = std::numeric_limits<double>::infinity();
+
+/// A cg_state array of `cols` columns and `slots` norm slots on `exec`; `fields[f][c]` gives field f.
+larch::array<double> make_state(const std::shared_ptr<const larch::Executor>& exec, size_type cols,
+                                size_type slots, const std::vector<std::vector<double>>& fields)
+{
+    larch::array<double> host{exec->get_host(), (cg_state::norms + slots) * cols};
+    std::fill_n(host.get_data(), host.get_size(), 0.0);
+    for (size_type field = 0; field < fields.size(); ++field) {
+        for (size_type col = 0; col < cols; ++col) {
+            host.get_data()[field * cols + col] = fields[field][col];
+        }
+    }
+    larch::array<double> state{exec};
+    state.copy_from(host);
+    return state;
+}
+
+double field(const std::vector<double>& state, size_type cols, size_type field, size_type col)
+{
+    return state[field * cols + col];
+}
+
+TEST_P(CgStepKernels, UpdateRunningColumnsAndFreezeStoppedOnesOnIntegers)
+{
+    LARCH_EXECUTOR_OR_SKIP(exec, GetParam());
+    // Column 0 runs (alpha = 6 / 3 = 2), column 1 breaks down (rho = 0), column 2 finished earlier.
+    // Fields: rho, rho_old, p_q, threshold, stopped, stop_slot, pause_above.
+    auto state = make_state(exec, 3, 2,
+                            {{6, 0, 5}, {0, 0, 0}, {3, 1, 1}, {1, 1, 1}, {0, 0, cg_state::finished}, {0, 0, 0},
+                             {inf, inf, inf}});
+    auto p = Dense::create(exec, {{1, 1, 1}, {2, 2, 2}});
+    auto q = Dense::create(exec, {{1, 1, 1}, {-1, -1, -1}});
+    auto x = Dense::create(exec, {{0, 0, 0}, {1, 1, 1}});
+    auto r = Dense::create(exec, {{4, 4, 4}, {1, 1, 1}});
+    larch::array<double> workspace{exec};
+    LARCH_RUN_KERNEL(exec, dense::cg_step_solution, *p, *q, *x, *r, size_type{1}, state, workspace);
+    // x0 = (0, 1) + 2 (1, 2) = (2, 5); r0 = (4, 1) - 2 (1, -1) = (2, 3), norm sqrt(13).
+    larch::test::expect_dense_eq({{2, 0, 0}, {5, 1, 1}}, *x);
+    larch::test::expect_dense_eq({{2, 4, 4}, {3, 1, 1}}, *r);
+    auto values = state.copy_to_host();
+    EXPECT_EQ(field(values, 3, cg_state::norms + 1, 0), std::sqrt(13.0));
+    EXPECT_EQ(field(values, 3, cg_state::rho_old, 0), 6);
+    EXPECT_EQ(field(values, 3, cg_state::stopped, 0), cg_state::running);
+    EXPECT_EQ(field(values, 3, cg_state::stopped, 1), cg_state::breakdown);
+    EXPECT_EQ(field(values, 3, cg_state::stop_slot, 1), 1);
+    EXPECT_EQ(field(values, 3, cg_state::stopped, 2), cg_state::finished);
+    // The direction: rho = 12 gives beta = 12 / 6 = 2 for column 0; the others stay.
+    values[cg_state::rho * 3] = 12;
+    larch::array<double> host{exec->get_host(), values.size()};
+    std::copy(values.begin(), values.end(), host.get_data());
+    state.copy_from(host);
+    auto z = Dense::create(exec, {{1, 1, 1}, {1, 1, 1}});
+    LARCH_RUN_KERNEL(exec, dense::cg_step_direction, *z, *p, size_type{1}, state);
+    larch::test::expect_dense_eq({{3, 1, 1}, {5, 2, 2}}, *p);
+}
+
+TEST_P(CgStepKernels, FinishAtTheThresholdAndPauseAboveTheBound)
+{
+    LARCH_EXECUTOR_OR_SKIP(exec, GetParam());
+    // alpha = 1 in both columns; r becomes (3, 4) (norm 5) in both. Column 0's threshold is 5 (finished:
+    // a norm equal to the threshold meets it), column 1's pause bound is 4.5 (paused).
+    auto state = make_state(exec, 2, 1, {{1, 1}, {0, 0}, {1, 1}, {5, 1}, {0, 0}, {0, 0}, {inf, 4.5}});
+    auto p = Dense::create(exec, {{0, 0}, {0, 0}});
+    auto q = Dense::create(exec, {{1, 1}, {1, 1}});
+    auto x = Dense::create(exec, {{0, 0}, {0, 0}});
+    auto r = Dense::create(exec, {{4, 4}, {5, 5}});
+    larch::array<double> workspace{exec};
+    LARCH_RUN_KERNEL(exec, dense::cg_step_solution, *p, *q, *x, *r, size_type{0}, state, workspace);
+    const auto values = state.copy_to_host();
+    EXPECT_EQ(field(values, 2, cg_state::norms, 0), 5);
+    EXPECT_EQ(field(values, 2, cg_state::norms, 1), 5);
+    EXPECT_EQ(field(values, 2, cg_state::stopped, 0), cg_state::finished);
+    EXPECT_EQ(field(values, 2, cg_state::stopped, 1), cg_state::paused);
+    // The pausing step still updates the paused column's direction (beta = rho / rho_old = 1), a later
+    // step does not; the finished column's direction never changes.
+    auto z = Dense::create(exec, {{1, 1}, {1, 1}});
+    LARCH_RUN_KERNEL(exec, dense::cg_step_direction, *z, *p, size_type{0}, state);
+    larch::test::expect_dense_eq({{0, 1}, {0, 1}}, *p);
+    LARCH_RUN_KERNEL(exec, dense::cg_step_direction, *z, *p, size_type{1}, state);
+    larch::test::expect_dense_eq({{0, 1}, {0, 1}}, *p);
+    // A frozen column keeps x and r in later steps (x moved by alpha p = 0 in the first one).
+    LARCH_RUN_KERNEL(exec, dense::cg_step_solution, *p, *q, *x, *r, size_type{0}, state, workspace);
+    larch::test::expect_dense_eq({{0, 0}, {0, 0}}, *x);
+    larch::test::expect_dense_eq({{3, 3}, {4, 4}}, *r);
+}
+
+TEST_P(CgStepKernels, MatchALongDoubleOracleOnRandomVectors)
+{
+    LARCH_EXECUTOR_OR_SKIP(exec, GetParam());
+    constexpr std::uint32_t seed = 17;
+    SCOPED_TRACE(larch::test::seed_trace(seed));
+    // 9,000 rows x 2 columns: several omp chunks and GPU blocks per column; strides above the width.
+    const dim2 size{9000, 2};
+    std::vector<std::vector<double>> host;
+    for (std::uint32_t k = 0; k < 4; ++k) {
+        host.push_back(larch::test::generate_random_values<double>(size, seed + k));
+    }
+    auto p = larch::test::create_dense(exec, size, host[0], 3);
+    auto q = larch::test::create_dense(exec, size, host[1], 4);
+    auto x = larch::test::create_dense(exec, size, host[2], 2);
+    auto r = larch::test::create_dense(exec, size, host[3], 5);
+    const double rho[] = {0.75, -1.5};
+    const double p_q[] = {2.0, 3.0};
+    auto state = make_state(exec, 2, 1, {{rho[0], rho[1]}, {0, 0}, {p_q[0], p_q[1]}, {0, 0}, {0, 0}, {0, 0},
+                                         {inf, inf}});
+    larch::array<double> workspace{exec};
+    LARCH_RUN_KERNEL(exec, dense::cg_step_solution, *p, *q, *x, *r, size_type{0}, state, workspace);
+    const auto x_new = x->copy_to_host();
+    const auto r_new = r->copy_to_host();
+    const auto values = state.copy_to_host();
+    const double u = std::ldexp(1.0, -53);
+    for (size_type col = 0; col < size.cols; ++col) {
+        const double alpha = rho[col] / p_q[col];
+        long double sum = 0;
+        for (size_type row = 0; row < size.rows; ++row) {
+            const auto i = row * size.cols + col;
+            // one product and one sum (fused or not): within 2u of the magnitudes
+            EXPECT_NEAR(x_new[i], host[2][i] + alpha * host[0][i],
+                        2 * u * (std::abs(host[2][i]) + std::abs(alpha * host[0][i])));
+            EXPECT_NEAR(r_new[i], host[3][i] - alpha * host[1][i],
+                        2 * u * (std::abs(host[3][i]) + std::abs(alpha * host[1][i])));
+            sum += static_cast<long double>(r_new[i]) * r_new[i];
+        }
+        // a sum of n nonnegative squares in any order, then a root: relative error below (n + 2) u
+        const auto exact = static_cast<double>(std::sqrt(sum));
+        EXPECT_NEAR(field(values, 2, cg_state::norms, col), exact, (size.rows + 2) * u * exact);
+    }
+}
+
+INSTANTIATE_TEST_SUITE_P(AllExecutors, CgStepKernels, ::testing::ValuesIn(larch::test::executor_names()));
+
+class CgCheckInterval : public ::testing::TestWithParam<std::string> {};
+
+TEST_P(CgCheckInterval, GivesTheSameIteratesAndStatusForEveryInterval)
+{
+    LARCH_EXECUTOR_OR_SKIP(exec, GetParam());
+    std::shared_ptr<const larch::LinOp> a =
+        larch::share(larch::matrix::Csr<double, std::int32_t>::create(exec, larch::generate::laplace_2d<double>(20)));
+    auto b = Dense::create(exec, dim2{400, 1});
+    b->fill(1.0);
+    std::vector<double> reference_x;
+    size_type reference_iterations = 0;
+    // A divergence bound the residual crosses in early iterations pauses them one by one; 1, 3 and 8 end
+    // their intervals at different iterations; 1000 is longer than the solve.
+    for (const size_type interval : {1, 3, 8, 1000}) {
+        SCOPED_TRACE("check interval " + std::to_string(interval));
+        auto solver = larch::solver::Cg<double>::build()
+                          .with_check_interval(interval)
+                          .with_criteria(larch::stop::max_iterations(500), larch::stop::relative_residual(1e-10),
+                                         larch::stop::divergence(1.0, 1000))
+                          .on(exec)
+                          ->generate(a);
+        auto x = Dense::create(exec, dim2{400, 1});
+        x->fill(0.0);
+        solver->apply(b, x);
+        const auto status = solver->get_status();
+        EXPECT_EQ(status.reason, larch::stop::Reason::converged) << status.message;
+        if (reference_x.empty()) {
+            reference_x = x->copy_to_host();
+            reference_iterations = status.iterations;
+            EXPECT_GT(reference_iterations, 20u);
+            continue;
+        }
+        EXPECT_EQ(status.iterations, reference_iterations);
+        EXPECT_EQ(x->copy_to_host(), reference_x);
+    }
+}
+
+TEST_P(CgCheckInterval, StopsExactlyAtTheIterationLimit)
+{
+    LARCH_EXECUTOR_OR_SKIP(exec, GetParam());
+    std::shared_ptr<const larch::LinOp> a =
+        larch::share(larch::matrix::Csr<double, std::int32_t>::create(exec, larch::generate::laplace_2d<double>(20)));
+    auto b = Dense::create(exec, dim2{400, 1});
+    b->fill(1.0);
+    auto solver = larch::solver::Cg<double>::build()
+                      .with_check_interval(8)
+                      .with_criteria(larch::stop::max_iterations(13), larch::stop::relative_residual(1e-14))
+                      .on(exec)
+                      ->generate(a);
+    auto x = Dense::create(exec, dim2{400, 1});
+    x->fill(0.0);
+    solver->apply(b, x);
+    EXPECT_EQ(solver->get_status().reason, larch::stop::Reason::max_iterations);
+    EXPECT_EQ(solver->get_status().iterations, 13u);
+}
+
+TEST(CgCheckIntervalErrors, ZeroIsRejected)
+{
+    const auto exec = larch::make_executor("reference");
+    std::shared_ptr<const larch::LinOp> a =
+        larch::share(larch::matrix::Csr<double, std::int32_t>::create(exec, larch::generate::laplace_2d<double>(3)));
+    EXPECT_THROW(larch::solver::Cg<double>::build()
+                     .with_check_interval(0)
+                     .with_criteria(larch::stop::max_iterations(5))
+                     .on(exec)
+                     ->generate(a),
+                 larch::BadInput);
+}
+
+INSTANTIATE_TEST_SUITE_P(AllExecutors, CgCheckInterval, ::testing::ValuesIn(larch::test::executor_names()));
+
+}  // namespace
