@@ -1,10 +1,13 @@
 // CUDA/HIP kernels of the batched sparse matrices (core/batch/batch_sparse_kernels.hpp, Anzt et al. 2017,
-// flexible batched SpMV): one thread block per item, its size chosen per batch (SparsePolicy::block_size)
-// from the largest item's work, so that a 48-row item does not hold a 256-thread block of which 208
-// threads idle. The item's b_i is staged in shared memory when the largest b_i of the batch fits
-// (max cols * num_rhs values within the block's shared memory); otherwise every kernel reads b_i from
-// global memory, where the item's few KB stay in L1/L2 anyway (the "global-memory path": same kernels,
-// only the pointer differs, so both paths are always in sync).
+// flexible batched SpMV). The row kernels (CSR scalar/vector/smart, ELL) give every item a team of
+// threads sized per batch from the largest item's work (SparsePolicy::team_size, a warp up to a block)
+// and pack 256 / team items into one block, so that a 48-row item costs a warp, not a block of its own
+// (rows_launch). The segmented kernels (balanced, COO, per-item automatic) run one block per item,
+// sized from the largest item (SparsePolicy::block_size). A one-item block stages b_i in shared memory
+// when the largest b_i of the batch fits (max cols * num_rhs values within the block's shared memory);
+// otherwise, and in packed blocks, the kernels read b_i from global memory, where the item's few KB
+// stay in L1/L2 anyway (the "global-memory path": same kernels, only the pointer differs, so both
+// paths are always in sync).
 //
 // Kernels and their thread mappings:
 // - CSR rows (scalar, vector, smart): one sub-warp of p lanes per row, lanes stride over the row, a
@@ -32,21 +35,41 @@ namespace kernels {
 namespace LARCH_DEVICE_NAMESPACE {
 namespace batch_sparse {
 
-template <int subwarp_size, typename T, typename I>
-__global__ void __launch_bounds__(SparsePolicy::max_block_size,
-                                  SparsePolicy::rows_min_blocks_per_sm(subwarp_size))
-    csr_rows_kernel(CsrView<T, I> a, Operands<T> op)
+/// The item of this thread's block row: blockDim.y items per block where `packed`, else blockIdx.x
+/// (index -1 past the batch's end). Packed blocks read b_i from global memory (rows_launch stages
+/// only one-item blocks), so returning early skips no barrier. One item per block is a separate
+/// instantiation because the computed index costs registers: the row kernels spilled 24-64 bytes at
+/// 32 registers (ptxas -v, sm_90) where the block index alone did not.
+template <bool packed>
+__device__ __forceinline__ std::int64_t packed_item(std::int64_t num_items)
 {
-    // One block per item, one sub-warp of `subwarp_size` lanes per row (0: smart, chosen per item).
-    const std::int64_t index = blockIdx.x;
+    if constexpr (packed) {
+        const std::int64_t index = std::int64_t{blockIdx.x} * blockDim.y + threadIdx.y;
+        return index < num_items ? index : -1;
+    } else {
+        return blockIdx.x;
+    }
+}
+
+template <int subwarp_size, bool packed, typename T, typename I>
+__global__ void __launch_bounds__(SparsePolicy::max_block_size,
+                                  SparsePolicy::rows_min_blocks_per_sm(subwarp_size, packed))
+    csr_rows_kernel(CsrView<T, I> a, Operands<T> op, std::int64_t num_items)
+{
+    // One block row per item (packed_item), one sub-warp of `subwarp_size` lanes per row (0: smart,
+    // chosen per item).
+    const auto index = packed_item<packed>(num_items);
+    if (index < 0) {
+        return;
+    }
     const auto item = csr_item(a, index);
-    const T* item_b = load_item_b(op, index, item.at.cols);
+    const T* item_b = packed ? op.b + op.b_offsets[index] : load_item_b(op, index, item.at.cols);
     T* item_x = op.item_x(index);
     if constexpr (subwarp_size > 0) {
         csr_subwarp_rows<subwarp_size>(item.at.rows, item.values, item.col_idxs, item.row_ptrs,
-                                       item_b, op, item_x);
+                                       item_b, op, item_x, block_row_team());
     } else {
-        csr_smart_item(item, item_b, op, item_x);
+        csr_smart_item(item, item_b, op, item_x, block_row_team());
     }
 }
 
@@ -91,9 +114,9 @@ __global__ void __launch_bounds__(SparsePolicy::max_block_size)
         csr_balanced_item(a, index, item, op, item_x);
     } else if (item_kernel == static_cast<std::int32_t>(CsrSpmvKernel::scalar)) {
         csr_subwarp_rows<1>(item.at.rows, item.values, item.col_idxs, item.row_ptrs,
-                            load_item_b(op, index, item.at.cols), op, item_x);
+                            load_item_b(op, index, item.at.cols), op, item_x, block_row_team());
     } else {
-        csr_smart_item(item, load_item_b(op, index, item.at.cols), op, item_x);
+        csr_smart_item(item, load_item_b(op, index, item.at.cols), op, item_x, block_row_team());
     }
 }
 
@@ -116,20 +139,24 @@ __global__ void __launch_bounds__(SparsePolicy::max_block_size, SparsePolicy::mi
                         item_b, op, item_x);
 }
 
-template <typename T, typename I>
-__global__ void __launch_bounds__(SparsePolicy::max_block_size, SparsePolicy::min_blocks_per_sm)
+template <bool packed, typename T, typename I>
+__global__ void __launch_bounds__(SparsePolicy::max_block_size,
+                                  SparsePolicy::rows_min_blocks_per_sm(1, packed))
     ell_kernel(const std::int32_t* rows, const std::int32_t* cols,
                const std::int64_t* stored_offsets, bool shared_pattern, const T* values,
-               const I* col_idxs, Operands<T> op)
+               const I* col_idxs, Operands<T> op, std::int64_t num_items)
 {
-    // One block per item, one thread per row (ell_rows).
-    const std::int64_t item = blockIdx.x;
+    // One block row per item (packed_item), one thread per row (ell_rows).
+    const std::int64_t item = packed_item<packed>(num_items);
+    if (item < 0) {
+        return;
+    }
     const auto at = item_offsets(rows, cols, stored_offsets, shared_pattern, item);
-    const T* item_b = load_item_b(op, item, at.cols);
+    const T* item_b = packed ? op.b + op.b_offsets[item] : load_item_b(op, item, at.cols);
     const int width = static_cast<int>((stored_offsets[item + 1] - at.values) / at.rows);
     const T* item_values = values + at.values;
     const I* item_cols = col_idxs + at.pattern;
-    ell_rows(at.rows, width, item_values, item_cols, item_b, op, op.item_x(item));
+    ell_rows(at.rows, width, item_values, item_cols, item_b, op, op.item_x(item), block_row_team());
 }
 
 /// The smart kernel's sub-warp for rows of `mean_row_nnz` nonzeros on average: the power of two >= it,
@@ -143,14 +170,42 @@ inline int smart_lanes(double mean_row_nnz)
     return lanes;
 }
 
-/// The rows kernel with `subwarp_size` lanes per row (0: smart, per item), its block sized for
+/// How a row kernel runs: blocks of `block` = team x items_per_block threads (max_block_size), one item
+/// per block row of `team` threads, sized for `work` threads' worth of the largest item
+/// (SparsePolicy::team_size); b_i staged (`staging` bytes) only where a block holds one item (several
+/// would need a block-wide barrier to stage theirs, and a small item's b_i stays in L1 anyway).
+struct RowsLaunch {
+    unsigned grid;
+    dim3 block;
+    std::size_t staging;
+};
+
+inline RowsLaunch rows_launch(const DefaultExecutor& exec, size_type num_items, size_type work,
+                              std::size_t staging)
+{
+    const int team = SparsePolicy::team_size(exec, work);
+    const int items_per_block = SparsePolicy::max_block_size / team;
+    return {static_cast<unsigned>((num_items + items_per_block - 1) / items_per_block),
+            dim3(static_cast<unsigned>(team), static_cast<unsigned>(items_per_block)),
+            items_per_block == 1 ? staging : 0};
+}
+
+/// The rows kernel with `subwarp_size` lanes per row (0: smart, per item), its teams sized for
 /// `lanes_per_row` lanes on every row of the largest item.
 template <int subwarp_size, typename T, typename I>
-void launch_csr_rows(const DefaultExecutor& exec, const CsrView<T, I>& view, const Operands<T>& op,
-                     unsigned grid, size_type max_rows, int lanes_per_row, std::size_t staging)
+void launch_csr_rows(const DefaultExecutor& exec, const CsrView<T, I>& view, Operands<T> op,
+                     size_type num_items, size_type max_rows, int lanes_per_row, std::size_t staging)
 {
-    const int block = SparsePolicy::block_size(exec, max_rows * static_cast<size_type>(lanes_per_row));
-    csr_rows_kernel<subwarp_size, T, I><<<grid, block, staging>>>(view, op);
+    const auto launch = rows_launch(exec, num_items, max_rows * static_cast<size_type>(lanes_per_row),
+                                    staging);
+    op.staged = launch.staging > 0;
+    if (launch.block.y > 1) {
+        csr_rows_kernel<subwarp_size, true, T, I>
+            <<<launch.grid, launch.block, launch.staging>>>(view, op, num_items);
+    } else {
+        csr_rows_kernel<subwarp_size, false, T, I>
+            <<<launch.grid, launch.block, launch.staging>>>(view, op, num_items);
+    }
 }
 
 template <typename T, typename I>
@@ -163,7 +218,8 @@ void csr_spmv(const DefaultExecutor& exec, const ::larch::batch::Csr<T, I>& a,
     const auto staging = SparsePolicy::staging_bytes<T>(exec, layout, b.get_num_cols());
     const auto op = operands_of(alpha, b, beta, x, staging);
     const auto view = view_of(a);
-    const auto grid = static_cast<unsigned>(a.get_num_items());
+    const auto num_items = a.get_num_items();
+    const auto grid = static_cast<unsigned>(num_items);
     const auto max_rows = layout.get_max_size().rows;
     const int mean_lanes = smart_lanes(a.get_mean_row_nnz());
     int subwarp_size = 0;
@@ -174,20 +230,20 @@ void csr_spmv(const DefaultExecutor& exec, const ::larch::batch::Csr<T, I>& a,
     }
     switch (kernel) {
     case CsrSpmvKernel::scalar:
-        launch_csr_rows<1>(exec, view, op, grid, max_rows, 1, staging);
+        launch_csr_rows<1>(exec, view, op, num_items, max_rows, 1, staging);
         break;
     case CsrSpmvKernel::vector:
-        launch_csr_rows<32>(exec, view, op, grid, max_rows, 32, staging);
+        launch_csr_rows<32>(exec, view, op, num_items, max_rows, 32, staging);
         break;
     case CsrSpmvKernel::smart:
         switch (subwarp_size) {
-        case 1: launch_csr_rows<1>(exec, view, op, grid, max_rows, 1, staging); break;
-        case 2: launch_csr_rows<2>(exec, view, op, grid, max_rows, 2, staging); break;
-        case 4: launch_csr_rows<4>(exec, view, op, grid, max_rows, 4, staging); break;
-        case 8: launch_csr_rows<8>(exec, view, op, grid, max_rows, 8, staging); break;
-        case 16: launch_csr_rows<16>(exec, view, op, grid, max_rows, 16, staging); break;
-        case 32: launch_csr_rows<32>(exec, view, op, grid, max_rows, 32, staging); break;
-        default: launch_csr_rows<0>(exec, view, op, grid, max_rows, mean_lanes, staging); break;
+        case 1: launch_csr_rows<1>(exec, view, op, num_items, max_rows, 1, staging); break;
+        case 2: launch_csr_rows<2>(exec, view, op, num_items, max_rows, 2, staging); break;
+        case 4: launch_csr_rows<4>(exec, view, op, num_items, max_rows, 4, staging); break;
+        case 8: launch_csr_rows<8>(exec, view, op, num_items, max_rows, 8, staging); break;
+        case 16: launch_csr_rows<16>(exec, view, op, num_items, max_rows, 16, staging); break;
+        case 32: launch_csr_rows<32>(exec, view, op, num_items, max_rows, 32, staging); break;
+        default: launch_csr_rows<0>(exec, view, op, num_items, max_rows, mean_lanes, staging); break;
         }
         break;
     case CsrSpmvKernel::balanced:
@@ -225,12 +281,14 @@ void ell_spmv(const DefaultExecutor& exec, const ::larch::batch::Ell<T, I>& a, T
               const ::larch::batch::Vector<T>& b, T beta, ::larch::batch::Vector<T>& x)
 {
     const auto& layout = a.get_layout();
-    const auto staging = SparsePolicy::staging_bytes<T>(exec, layout, b.get_num_cols());
-    ell_kernel<T, I><<<static_cast<unsigned>(a.get_num_items()),
-                       SparsePolicy::block_size(exec, layout.get_max_size().rows), staging>>>(
+    const auto num_items = a.get_num_items();
+    const auto launch = rows_launch(exec, num_items, layout.get_max_size().rows,
+                                    SparsePolicy::staging_bytes<T>(exec, layout, b.get_num_cols()));
+    const auto kernel = launch.block.y > 1 ? ell_kernel<true, T, I> : ell_kernel<false, T, I>;
+    kernel<<<launch.grid, launch.block, launch.staging>>>(
         layout.get_const_rows(), layout.get_const_cols(), layout.get_const_stored_offsets(),
         layout.has_shared_pattern(), a.get_const_values(), a.get_const_col_idxs(),
-        operands_of(alpha, b, beta, x, staging));
+        operands_of(alpha, b, beta, x, launch.staging), num_items);
     LARCH_LAUNCH_CHECK("batch_sparse::ell_kernel");
 }
 

@@ -34,13 +34,15 @@ struct SparsePolicy {
     /// double spill 250-500 bytes under that bound (ptxas -v, sm_90), so they get 6 blocks (40
     /// registers, no spills; a bound of 1 let ptxas unroll them to 108-116 registers). The per-item
     /// automatic kernel keeps the plain bound: it gets 40 registers unspilled that way, but spills
-    /// 208 bytes in float when asked for 6 blocks.
+    /// 208 bytes in float when asked for 6 blocks. The row and ELL kernels that pack several items per
+    /// block (SparsePolicy::team_size) compute their item index, which spilled 24-64 bytes at 32
+    /// registers; they get 6 blocks too (no spills, except 36-44 bytes for smart per item).
     static constexpr int min_blocks_per_sm = 8;
     static constexpr int branching_min_blocks_per_sm = 6;
-    static constexpr int rows_min_blocks_per_sm(int subwarp_size)
+    static constexpr int rows_min_blocks_per_sm(int subwarp_size, bool packed)
     {
-        return subwarp_size == 1 || subwarp_size >= 16 ? min_blocks_per_sm
-                                                       : branching_min_blocks_per_sm;
+        return !packed && (subwarp_size == 1 || subwarp_size >= 16) ? min_blocks_per_sm
+                                                                    : branching_min_blocks_per_sm;
     }
     static_assert(segments == ::larch::batch::Csr<double>::balanced_segments,
                   "a 256-thread block needs one precomputed segment per 32-lane group");
@@ -58,6 +60,23 @@ struct SparsePolicy {
         const auto threads = (work + warp - 1) / warp * warp;
         return static_cast<int>(std::min<size_type>(
             std::max<size_type>(threads, 2 * warp), static_cast<size_type>(max_block_size)));
+    }
+
+    /**
+     * Threads per item of the row kernels (CSR rows, ELL), which need no block-wide barrier when b_i is
+     * not staged: the power of two >= half the largest item's `work` (so a thread takes at most two
+     * rows' worth), at least a warp and at most max_block_size. A smaller team packs
+     * max_block_size / team items into one block: a 48-row item then costs a warp instead of a block,
+     * and a 100,000-item batch launches 12,500 blocks instead of 100,000 (per-block scheduling and the
+     * block's dependent metadata loads capped 48-row items at 11-20% of copy bandwidth on the H100).
+     */
+    static int team_size(const DefaultExecutor& exec, size_type work)
+    {
+        size_type team = static_cast<size_type>(exec.get_warp_size());
+        while (team < static_cast<size_type>(max_block_size) && 2 * team < work) {
+            team *= 2;
+        }
+        return static_cast<int>(team);
     }
 
     /// Threads per block of the balanced and COO kernels: a lane per 4 nonzeros of the largest item.
@@ -107,6 +126,20 @@ Operands<T> operands_of(T alpha, const ::larch::batch::Vector<T>& b, T beta,
             staging_bytes > 0};
 }
 
+/// The threads that run one item: the threads of this thread's block row (threadIdx.y), i.e. the whole
+/// block in a one-dimensional block (the default of the row routines, as the batched solvers call
+/// them). The row kernels pack blockDim.y small items into one block, a team of blockDim.x threads (a
+/// multiple of the warp size, so no warp spans two items) each.
+struct Team {
+    int rank;
+    int size;
+};
+
+__device__ __forceinline__ Team block_row_team()
+{
+    return {static_cast<int>(threadIdx.x), static_cast<int>(blockDim.x)};
+}
+
 /// b_i of `item` (cols x num_rhs values): copied into the block's shared memory on the staged path,
 /// the global array otherwise. Every thread of the block calls it (it synchronizes the block).
 template <typename T>
@@ -142,14 +175,15 @@ __device__ __forceinline__ ItemOffsets item_offsets(const std::int32_t* rows, co
     return {rows[item], cols[item], values, shared_pattern ? 0 : values};
 }
 
-/// Rows of one CSR item, one sub-warp of `subwarp_size` lanes per row.
+/// Rows of one CSR item, one sub-warp of `subwarp_size` lanes of the item's team per row.
 template <int subwarp_size, typename T, typename I>
 __device__ void csr_subwarp_rows(int rows, const T* values, const I* col_idxs, const I* row_ptrs,
-                                 const T* item_b, const Operands<T>& op, T* item_x)
+                                 const T* item_b, const Operands<T>& op, T* item_x,
+                                 Team team = block_row_team())
 {
-    const int lane = warp::rank<subwarp_size>();
-    const int num_subwarps = blockDim.x / subwarp_size;
-    for (int row = warp::subwarp_id_in_block<subwarp_size>(); row < rows; row += num_subwarps) {
+    const int lane = team.rank % subwarp_size;
+    const int num_subwarps = team.size / subwarp_size;
+    for (int row = team.rank / subwarp_size; row < rows; row += num_subwarps) {
         const I begin = row_ptrs[row];
         const I end = row_ptrs[row + 1];
         for (int rhs = 0; rhs < op.num_rhs; ++rhs) {
@@ -213,23 +247,23 @@ __device__ CsrItem<T, I> csr_item(const CsrView<T, I>& a, std::int64_t item)
 /// a typical row keeps every lane of its sub-warp busy for one step; the same for the whole block.
 template <typename T, typename I>
 __device__ void csr_smart_item(const CsrItem<T, I>& item, const T* item_b, const Operands<T>& op,
-                               T* item_x)
+                               T* item_x, Team team = block_row_team())
 {
     const int rows = item.at.rows;
     const int nnz = static_cast<int>(item.row_ptrs[rows] - item.row_ptrs[0]);
     const int mean_row_nnz = (nnz + rows - 1) / rows;
     if (mean_row_nnz <= 1) {
-        csr_subwarp_rows<1>(rows, item.values, item.col_idxs, item.row_ptrs, item_b, op, item_x);
+        csr_subwarp_rows<1>(rows, item.values, item.col_idxs, item.row_ptrs, item_b, op, item_x, team);
     } else if (mean_row_nnz <= 2) {
-        csr_subwarp_rows<2>(rows, item.values, item.col_idxs, item.row_ptrs, item_b, op, item_x);
+        csr_subwarp_rows<2>(rows, item.values, item.col_idxs, item.row_ptrs, item_b, op, item_x, team);
     } else if (mean_row_nnz <= 4) {
-        csr_subwarp_rows<4>(rows, item.values, item.col_idxs, item.row_ptrs, item_b, op, item_x);
+        csr_subwarp_rows<4>(rows, item.values, item.col_idxs, item.row_ptrs, item_b, op, item_x, team);
     } else if (mean_row_nnz <= 8) {
-        csr_subwarp_rows<8>(rows, item.values, item.col_idxs, item.row_ptrs, item_b, op, item_x);
+        csr_subwarp_rows<8>(rows, item.values, item.col_idxs, item.row_ptrs, item_b, op, item_x, team);
     } else if (mean_row_nnz <= 16) {
-        csr_subwarp_rows<16>(rows, item.values, item.col_idxs, item.row_ptrs, item_b, op, item_x);
+        csr_subwarp_rows<16>(rows, item.values, item.col_idxs, item.row_ptrs, item_b, op, item_x, team);
     } else {
-        csr_subwarp_rows<32>(rows, item.values, item.col_idxs, item.row_ptrs, item_b, op, item_x);
+        csr_subwarp_rows<32>(rows, item.values, item.col_idxs, item.row_ptrs, item_b, op, item_x, team);
     }
 }
 
@@ -297,13 +331,13 @@ struct CsrRowWalker {
     }
 };
 
-/// Rows of one ELL item, one thread per row; slot k of row r at k * rows + r (column-major, so the
-/// threads of a warp read consecutive addresses).
+/// Rows of one ELL item, one thread of its team per row; slot k of row r at k * rows + r
+/// (column-major, so the threads of a warp read consecutive addresses).
 template <typename T, typename I>
 __device__ void ell_rows(int rows, int width, const T* values, const I* col_idxs, const T* item_b,
-                         const Operands<T>& op, T* item_x)
+                         const Operands<T>& op, T* item_x, Team team = block_row_team())
 {
-    for (int row = threadIdx.x; row < rows; row += blockDim.x) {
+    for (int row = team.rank; row < rows; row += team.size) {
         for (int rhs = 0; rhs < op.num_rhs; ++rhs) {
             T sum{};
             for (int slot = 0; slot < width; ++slot) {
