@@ -170,10 +170,12 @@ inline int smart_lanes(double mean_row_nnz)
     return lanes;
 }
 
-/// How a row kernel runs: blocks of `block` = team x items_per_block threads (max_block_size), one item
-/// per block row of `team` threads, sized for `work` threads' worth of the largest item
-/// (SparsePolicy::team_size); b_i staged (`staging` bytes) only where a block holds one item (several
-/// would need a block-wide barrier to stage theirs, and a small item's b_i stays in L1 anyway).
+/// How a row kernel runs: blocks of team x items_per_block threads, one item per block row of `team`
+/// threads, sized for `work` threads' worth of the largest item (SparsePolicy::team_size), as many
+/// items as fill max_block_size threads, but fewer where the batch would then give an SM less than
+/// min_blocks_per_sm blocks (1,000 48-row items: 125 blocks of 8 would leave SMs idle); b_i staged
+/// (`staging` bytes) only where a block holds one item (several would need a block-wide barrier to
+/// stage theirs, and a small item's b_i stays in L1 anyway).
 struct RowsLaunch {
     unsigned grid;
     dim3 block;
@@ -184,7 +186,10 @@ inline RowsLaunch rows_launch(const DefaultExecutor& exec, size_type num_items, 
                               std::size_t staging)
 {
     const int team = SparsePolicy::team_size(exec, work);
-    const int items_per_block = SparsePolicy::max_block_size / team;
+    const auto min_blocks = static_cast<size_type>(std::max(exec.get_num_multiprocessors(), 1)) *
+                            SparsePolicy::min_blocks_per_sm;
+    const int items_per_block = static_cast<int>(std::clamp<size_type>(
+        num_items / min_blocks, 1, static_cast<size_type>(SparsePolicy::max_block_size / team)));
     return {static_cast<unsigned>((num_items + items_per_block - 1) / items_per_block),
             dim3(static_cast<unsigned>(team), static_cast<unsigned>(items_per_block)),
             items_per_block == 1 ? staging : 0};

@@ -156,6 +156,15 @@ TEST_P(BatchSparseSpmv, MatchesReferenceOnLongRowsAndOneRowItems)
     check(items, 2);
 }
 
+TEST_P(BatchSparseSpmv, MatchesReferenceOnManySmallItemsPackedIntoBlocks)
+{
+    // Items of at most 20 rows with about 2 nonzeros per row: the CUDA/HIP row kernels (scalar, smart,
+    // ELL) pack eight of them into one block, a warp each, where the batch still gives every SM eight
+    // blocks (10,000 items on 132 SMs); 10,001 items leave the last block part full.
+    std::mt19937 rng{seed + 5};
+    check(larch::test::random_sparse_items<double>(rng, 10001, 20, 2), 2);
+}
+
 TEST_P(BatchSparseSpmv, MatchesReferenceOnSharedPattern)
 {
     std::mt19937 rng{seed + 4};
