@@ -438,15 +438,15 @@ __device__ __forceinline__ float widen(half value) { return to_float(value); }
 /**
  * Row `lane` of B b for an n x n inverse B stored column-major in Stored, b's entry j held by lane j. The
  * loop runs to the compile-time sub-warp size (the steps past n are skipped uniformly) so that it unrolls
- * and every load of the block is issued before the first product needs one: the apply is bound by memory
- * latency otherwise, one load in flight per lane.
+ * by 8 and each lane has 8 loads of the block in flight: with one (a loop bounded by the run-time n) the
+ * apply is bound by memory latency; unrolled fully, the registers of 32 loads cut the occupancy to 1/8.
  */
 template <int subwarp_size, typename Stored, typename V>
 __device__ __forceinline__ V apply_inverse(const Stored* inverse, int n, V segment_entry)
 {
     const int lane = warp::rank<subwarp_size>();
     V result{};
-#pragma unroll
+#pragma unroll 8
     for (int j = 0; j < subwarp_size; ++j) {
         if (j < n) {
             const V b_j = warp::broadcast<subwarp_size>(segment_entry, j);
@@ -463,9 +463,11 @@ __device__ __forceinline__ V apply_inverse(const Stored* inverse, int n, V segme
  * One sub-warp per block, one block row per lane (blocks of up to subwarp_size rows, so a warp applies
  * 32 / subwarp_size blocks): the lane holds its entry of the block's segment of b in a register; an
  * inverse is applied as a gemv whose b entries come by shuffle, Gauss-Huard factors by the batched solve
- * with the stored-factor policy.
+ * with the stored-factor policy. `factorized` (Gauss-Huard blocks, and fallback diagonals) or not (inverses
+ * and fallback diagonals) is a template parameter: a kernel holding both paths takes the registers of the
+ * larger one and runs at a fraction of the occupancy.
  */
-template <int subwarp_size, typename V, typename I>
+template <int subwarp_size, bool factorized, typename V, typename I>
 __global__ void __launch_bounds__(default_block_size)
     apply_blocks_kernel(index64 num_blocks, V alpha, const I* block_pointers, const std::uint8_t* kinds,
                         const std::uint8_t* precisions, const std::int64_t* byte_offsets,
@@ -483,12 +485,14 @@ __global__ void __launch_bounds__(default_block_size)
     const auto kind = kinds[block];
     const auto precision = precisions[block];
     const std::uint8_t* stored = storage + byte_offsets[block];
-    const bool solve = kind == block_jacobi_storage::gauss_huard || kind == block_jacobi_storage::gauss_huard_transposed;
+    const bool solve = factorized && kind != block_jacobi_storage::diagonal;
     const int destination = solve && real_row ? pivots[first + lane] : lane;
     for (index64 col = 0; col < num_cols; ++col) {
         const V segment_entry = real_row ? b[(first + lane) * b_stride + col] : V{};
         V result{};
-        if (kind == block_jacobi_storage::inverse) {
+        if (kind == block_jacobi_storage::diagonal) {
+            result = real_row ? load_stored<V>(stored, precision, lane) * segment_entry : V{};
+        } else if (!factorized) {
             if (precision == block_jacobi_storage::double_precision) {
                 result = apply_inverse<subwarp_size>(reinterpret_cast<const double*>(stored), n, segment_entry);
             } else if (precision == block_jacobi_storage::single_precision) {
@@ -496,8 +500,6 @@ __global__ void __launch_bounds__(default_block_size)
             } else {
                 result = apply_inverse<subwarp_size>(reinterpret_cast<const half*>(stored), n, segment_entry);
             }
-        } else if (kind == block_jacobi_storage::diagonal) {
-            result = real_row ? load_stored<V>(stored, precision, lane) * segment_entry : V{};
         } else {
             result = batch_dense::gauss_huard_solve_column<subwarp_size>(
                 StoredFactors<V>{stored, precision}, n, kind == block_jacobi_storage::gauss_huard_transposed,
@@ -670,11 +672,19 @@ void apply_blocks(const DefaultExecutor& exec, V alpha, const array<I>& block_po
     // the sub-warp fits the largest block (core limits GPU blocks to 32 rows)
     dispatch_subwarp_size<1, 2, 4, 8, 16, 32>(static_cast<int>(largest_block), [&](auto subwarp_constant) {
         constexpr int subwarp_size = decltype(subwarp_constant)::value;
-        apply_blocks_kernel<subwarp_size><<<num_blocks_for(num_blocks * subwarp_size), default_block_size>>>(
-            num_blocks, alpha, block_pointers.get_const_data(), kinds.get_const_data(), precisions.get_const_data(),
-            byte_offsets.get_const_data(), storage.get_const_data(), pivots.get_const_data(),
-            static_cast<index64>(x.get_size().cols), b.get_const_values(), static_cast<index64>(b.get_stride()), beta,
-            x.get_values(), static_cast<index64>(x.get_stride()));
+        const auto launch = [&](auto kernel) {
+            kernel<<<num_blocks_for(num_blocks * subwarp_size), default_block_size>>>(
+                num_blocks, alpha, block_pointers.get_const_data(), kinds.get_const_data(),
+                precisions.get_const_data(), byte_offsets.get_const_data(), storage.get_const_data(),
+                pivots.get_const_data(), static_cast<index64>(x.get_size().cols), b.get_const_values(),
+                static_cast<index64>(b.get_stride()), beta, x.get_values(), static_cast<index64>(x.get_stride()));
+        };
+        // Gauss-Huard blocks come with their pivots; inverses have none
+        if (pivots.get_size() > 0) {
+            launch(apply_blocks_kernel<subwarp_size, true, V, I>);
+        } else {
+            launch(apply_blocks_kernel<subwarp_size, false, V, I>);
+        }
         check(LARCH_RT(GetLastError)(), "block_jacobi::apply_blocks", __FILE__, __LINE__);
     });
 }
