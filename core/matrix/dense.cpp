@@ -284,9 +284,17 @@ std::vector<T> Dense<T>::compute_dot(const Dense& b) const
 template <typename T>
 void Dense<T>::compute_dot(const Dense& b, array<T>& result) const
 {
+    array<T> workspace{get_executor()};
+    compute_dot(b, result, workspace);
+}
+
+template <typename T>
+void Dense<T>::compute_dot(const Dense& b, array<T>& result, array<T>& workspace) const
+{
     check_same_size("compute_dot", b);
     check_result("compute_dot", result);
-    LARCH_RUN_KERNEL(get_executor(), dense::compute_dot, *this, b, result);
+    check_workspace("compute_dot", workspace);
+    LARCH_RUN_KERNEL(get_executor(), dense::compute_dot, *this, b, result, workspace);
 }
 
 template <typename T>
@@ -300,8 +308,27 @@ std::vector<T> Dense<T>::compute_norm2() const
 template <typename T>
 void Dense<T>::compute_norm2(array<T>& result) const
 {
+    array<T> workspace{get_executor()};
+    compute_norm2(result, workspace);
+}
+
+template <typename T>
+void Dense<T>::compute_norm2(array<T>& result, array<T>& workspace) const
+{
     check_result("compute_norm2", result);
-    LARCH_RUN_KERNEL(get_executor(), dense::compute_norm2, *this, result);
+    check_workspace("compute_norm2", workspace);
+    LARCH_RUN_KERNEL(get_executor(), dense::compute_norm2, *this, result, workspace);
+}
+
+template <typename T>
+void Dense<T>::check_workspace(const char* operation, const array<T>& workspace) const
+{
+    LARCH_ENSURE(workspace.get_executor() && get_executor()->memory_accessible(*workspace.get_executor()),
+                 NotSupported,
+                 get_type_name() + "::" + operation + ": the workspace does not live on " +
+                     get_executor()->get_name());
+    LARCH_ENSURE(!workspace.is_view(), NotSupported,
+                 get_type_name() + "::" + operation + ": the workspace is a view, which cannot be enlarged");
 }
 
 template <typename T>

@@ -30,11 +30,13 @@ LARCH_DECLARE_KERNEL(namespace dense {
     template <typename T>
     void combine(const DefaultExecutor& exec, T alpha, const matrix::Dense<T>& a, T beta,
                  const matrix::Dense<T>& b, T gamma, matrix::Dense<T>& x);
+    /// `workspace`: scratch a backend may need (the GPU's partial sums), enlarged only when too small.
     template <typename T>
     void compute_dot(const DefaultExecutor& exec, const matrix::Dense<T>& a,
-                     const matrix::Dense<T>& b, array<T>& result);
+                     const matrix::Dense<T>& b, array<T>& result, array<T>& workspace);
     template <typename T>
-    void compute_norm2(const DefaultExecutor& exec, const matrix::Dense<T>& a, array<T>& result);
+    void compute_norm2(const DefaultExecutor& exec, const matrix::Dense<T>& a, array<T>& result,
+                       array<T>& workspace);
     /// One conjugate-gradient step on scalars that stay on the executor (`state`, cg_state layout, one
     /// entry per column of x): for each column not yet stopped, alpha = rho / p_q, x += alpha p,
     /// r -= alpha q and, in the same pass, the norm sqrt(r^T r) into the column's entry of norms slot
@@ -113,8 +115,9 @@ constexpr int paused = 3;
     template void combine<T>(const DefaultExecutor&, T, const matrix::Dense<T>&, T,                \
                              const matrix::Dense<T>&, T, matrix::Dense<T>&);                       \
     template void compute_dot<T>(const DefaultExecutor&, const matrix::Dense<T>&,                  \
-                                 const matrix::Dense<T>&, array<T>&);                              \
-    template void compute_norm2<T>(const DefaultExecutor&, const matrix::Dense<T>&, array<T>&);    \
+                                 const matrix::Dense<T>&, array<T>&, array<T>&);                   \
+    template void compute_norm2<T>(const DefaultExecutor&, const matrix::Dense<T>&, array<T>&,     \
+                                   array<T>&);                                                     \
     template void cg_step_solution<T>(const DefaultExecutor&, const matrix::Dense<T>&,            \
                                       const matrix::Dense<T>&, matrix::Dense<T>&, matrix::Dense<T>&, \
                                       size_type, array<T>&, array<T>&);                           \

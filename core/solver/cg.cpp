@@ -97,7 +97,7 @@ IterationOutcome Cg<T>::iterate(const matrix::Dense<T>& b, matrix::Dense<T>& x, 
     auto q = this->create_vector();
     this->precondition(r, *z);
     p->copy_from(*z);
-    r.compute_dot(*z, rho);
+    r.compute_dot(*z, rho, workspace);
     while (true) {
         const auto steps = std::min(k, monitor.get_remaining_iterations());
         if (steps == 0) {
@@ -105,10 +105,10 @@ IterationOutcome Cg<T>::iterate(const matrix::Dense<T>& b, matrix::Dense<T>& x, 
         }
         for (size_type slot = 0; slot < steps; ++slot) {
             a.apply(*p, *q);
-            p->compute_dot(*q, p_q);
+            p->compute_dot(*q, p_q, workspace);
             LARCH_RUN_KERNEL(exec, dense::cg_step_solution, *p, *q, x, r, slot, state, workspace);
             this->precondition(r, *z);
-            r.compute_dot(*z, rho);
+            r.compute_dot(*z, rho, workspace);
             LARCH_RUN_KERNEL(exec, dense::cg_step_direction, *z, *p, slot, state);
         }
         host_state.copy_from(state);

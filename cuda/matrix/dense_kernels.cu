@@ -359,30 +359,38 @@ void combine(const DefaultExecutor& exec, T alpha, const matrix::Dense<T>& a, T 
 
 template <typename T>
 void compute_dot(const DefaultExecutor& exec, const matrix::Dense<T>& a, const matrix::Dense<T>& b,
-                 array<T>& result)
+                 array<T>& result, array<T>& workspace)
 {
     const auto size = a.get_size();
     result.resize_and_reset(size.cols);
     reduce_columns(exec, size.rows, size.cols,
                    ProductEntry<T>{a.get_const_values(), static_cast<index64>(a.get_stride()),
                                    b.get_const_values(), static_cast<index64>(b.get_stride())},
-                   warp::Sum{}, T{0}, KeepTotal{}, result.get_data());
+                   warp::Sum{}, T{0}, KeepTotal{}, result.get_data(), workspace);
 }
 
 template <typename T>
-void compute_norm2(const DefaultExecutor& exec, const matrix::Dense<T>& a, array<T>& result)
+void compute_norm2(const DefaultExecutor& exec, const matrix::Dense<T>& a, array<T>& result,
+                   array<T>& workspace)
 {
     // Two passes, as in LAPACK's nrm2 but parallel: the largest magnitude of each column, then the
     // sum of squares of the entries divided by it.
     const auto size = a.get_size();
     const auto stride = static_cast<index64>(a.get_stride());
     result.resize_and_reset(size.cols);
-    array<T> scales{exec.shared_from_this(), size.cols};
+    // The workspace holds the column scales, then both passes' partial sums.
+    const auto needed = static_cast<size_type>(
+        (1 + reduction_partials_per_column(exec, static_cast<index64>(size.rows), static_cast<index64>(size.cols))) *
+        size.cols);
+    if (workspace.get_size() < needed) {
+        workspace.resize_and_reset(needed);
+    }
+    const auto scales = workspace.get_data();
+    auto partials = array<T>::view(exec.shared_from_this(), workspace.get_size() - size.cols, scales + size.cols);
     reduce_columns(exec, size.rows, size.cols, MagnitudeEntry<T>{a.get_const_values(), stride},
-                   MaxKeepingNaN{}, T{0}, KeepTotal{}, scales.get_data());
-    reduce_columns(exec, size.rows, size.cols,
-                   ScaledSquareEntry<T>{a.get_const_values(), stride, scales.get_const_data()},
-                   warp::Sum{}, T{0}, ScaledNorm<T>{scales.get_const_data()}, result.get_data());
+                   MaxKeepingNaN{}, T{0}, KeepTotal{}, scales, partials);
+    reduce_columns(exec, size.rows, size.cols, ScaledSquareEntry<T>{a.get_const_values(), stride, scales},
+                   warp::Sum{}, T{0}, ScaledNorm<T>{scales}, result.get_data(), partials);
 }
 
 template <typename T>

@@ -96,7 +96,7 @@ void combine(const DefaultExecutor&, T alpha, const matrix::Dense<T>& a, T beta,
 
 template <typename T>
 void compute_dot(const DefaultExecutor&, const matrix::Dense<T>& a, const matrix::Dense<T>& b,
-                 array<T>& result)
+                 array<T>& result, array<T>&)
 {
     const auto rows = static_cast<std::ptrdiff_t>(a.get_size().rows);
     for (size_type col = 0; col < a.get_size().cols; ++col) {
@@ -108,7 +108,7 @@ void compute_dot(const DefaultExecutor&, const matrix::Dense<T>& a, const matrix
 }
 
 template <typename T>
-void compute_norm2(const DefaultExecutor&, const matrix::Dense<T>& a, array<T>& result)
+void compute_norm2(const DefaultExecutor&, const matrix::Dense<T>& a, array<T>& result, array<T>&)
 {
     // Two passes per column: the largest magnitude, then the sum of squares of the entries divided by
     // it, so no square overflows or underflows (the reference does the same in one LAPACK-style pass).

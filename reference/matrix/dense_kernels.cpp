@@ -81,7 +81,7 @@ void combine(const DefaultExecutor&, T alpha, const matrix::Dense<T>& a, T beta,
 
 template <typename T>
 void compute_dot(const DefaultExecutor&, const matrix::Dense<T>& a, const matrix::Dense<T>& b,
-                 array<T>& result)
+                 array<T>& result, array<T>&)
 {
     for (size_type col = 0; col < a.get_size().cols; ++col) {
         T sum{};
@@ -94,7 +94,7 @@ void compute_dot(const DefaultExecutor&, const matrix::Dense<T>& a, const matrix
 }
 
 template <typename T>
-void compute_norm2(const DefaultExecutor&, const matrix::Dense<T>& a, array<T>& result)
+void compute_norm2(const DefaultExecutor&, const matrix::Dense<T>& a, array<T>& result, array<T>&)
 {
     // LAPACK's scaled sum of squares: norm = scale * sqrt(sum_of_squares) with every |a_i| / scale <= 1,
     // so no square overflows or underflows; NaN propagates, a single inf gives inf.

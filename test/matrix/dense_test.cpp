@@ -271,6 +271,27 @@ TEST_P(DenseOnEveryExecutor, Blas1MatchesReferenceOnRandomStridedMatrices)
     check_random_against_reference<double>(exec, 12);
 }
 
+TEST_P(DenseOnEveryExecutor, ReductionsWithAReusedWorkspaceEqualTheAllocatingOnes)
+{
+    LARCH_EXECUTOR_OR_SKIP(exec, GetParam());
+    larch::array<double> workspace{exec};
+    // a small reduction first, then a larger one that needs the workspace enlarged, then the small one again
+    for (const auto size : {dim2{100, 2}, dim2{70000, 3}, dim2{100, 2}}) {
+        SCOPED_TRACE("size " + larch::to_string(size));
+        auto a = larch::test::create_dense(exec, size, larch::test::generate_random_values<double>(size, 41), 4);
+        auto b = larch::test::create_dense(exec, size, larch::test::generate_random_values<double>(size, 42), 3);
+        larch::array<double> result{exec, size.cols};
+        a->compute_dot(*b, result, workspace);
+        EXPECT_EQ(result.copy_to_host(), a->compute_dot(*b));
+        a->compute_norm2(result, workspace);
+        EXPECT_EQ(result.copy_to_host(), a->compute_norm2());
+    }
+    auto a = Dense<double>::create(exec, {{1}, {2}});
+    larch::array<double> result{exec, 1};
+    auto view = larch::array<double>::view(exec, 1, result.get_data());
+    EXPECT_THROW(a->compute_norm2(result, view), larch::NotSupported);
+}
+
 TEST_P(DenseOnEveryExecutor, GemmMatchesReferenceOnRandomMatrices)
 {
     LARCH_EXECUTOR_OR_SKIP(exec, GetParam());

@@ -87,14 +87,19 @@ public:
     void combine(T alpha, const Dense& a, T beta, const Dense& b, T gamma);
     /// Per column j: sum_i this(i, j) * b(i, j).
     std::vector<T> compute_dot(const Dense& b) const;
-    /// As above, written into `result` (one entry per column, on this executor) without allocating or
-    /// synchronizing: a reused result array keeps a solver's reductions free of allocations. Throws
-    /// DimensionMismatch for a result of another size, NotSupported for one on another executor.
+    /// As above, written into `result` (one entry per column, on this executor) without synchronizing.
+    /// Throws DimensionMismatch for a result of another size, NotSupported for one on another executor.
     void compute_dot(const Dense& b, array<T>& result) const;
+    /// As above with the scratch space of the reduction (a GPU's partial sums) taken from `workspace`, an
+    /// array on this executor of any size that is enlarged only when too small: a reused result and
+    /// workspace keep a solver's reductions free of allocations.
+    void compute_dot(const Dense& b, array<T>& result, array<T>& workspace) const;
     /// Per column j: the Euclidean norm of column j (scaled to avoid overflow).
     std::vector<T> compute_norm2() const;
     /// As above, written into `result` (one entry per column, on this executor); throws as compute_dot.
     void compute_norm2(array<T>& result) const;
+    /// As above with a reused workspace (see compute_dot).
+    void compute_norm2(array<T>& result, array<T>& workspace) const;
     /// The transpose as a new matrix.
     std::unique_ptr<Dense> transpose() const;
 
@@ -108,6 +113,7 @@ protected:
 private:
     void check_same_size(const char* operation, const Dense& other) const;
     void check_result(const char* operation, const array<T>& result) const;
+    void check_workspace(const char* operation, const array<T>& workspace) const;
 
     array<T> values_;
     size_type stride_;
