@@ -15,11 +15,12 @@
 // shared pattern's indices counted once per SpMV of the batch) — CG and GMRES do one SpMV per iteration,
 // BiCGSTAB two; the Krylov vectors count only when they live in global memory (the CUDA kernels' rule for
 // the shared-memory workspace is mirrored below), then with the method's vector accesses per iteration
-// (CG 18, BiCGSTAB 31, GMRES(m) 1.5 m + 8 on average over a cycle; one more per Jacobi scaling). Flops:
-// the SpMVs only (2 per nonzero).
+// (CG 18, BiCGSTAB 31, GMRES(m) 1.5 m + 8 on average over a cycle; one more per Jacobi scaling);
+// block-Jacobi reads its block inverses and 16 bytes of per-row indices once per application (one per
+// SpMV). Flops: the SpMVs only (2 per nonzero).
 //
 // Baselines ("baselines": true): larch's single-system solver of the same type, criteria and
-// preconditioner (scalar Jacobi = block-Jacobi with blocks of 1) looped over the first `loop_items` items,
+// preconditioner (scalar Jacobi = block-Jacobi with blocks of 1, block-Jacobi with the same bound) looped over the first `loop_items` items,
 // timed and extrapolated linearly to the batch (marked loop_extrapolated), and (unless "join_baseline" is
 // false: on a CPU it takes minutes at 10,000 items) the same solver on the block-diagonal join of the batch
 // (one matrix; it stops on the norm of the whole residual).
@@ -215,9 +216,12 @@ json single_system_description(const json& batched)
 {
     json single = batched;
     if (batched.contains("preconditioner")) {
-        single["preconditioner"] = batched.at("preconditioner").at("type") == "jacobi"
-                                       ? json{{"type", "block_jacobi"}, {"max_block_size", 1}}
-                                       : json{{"type", "none"}};
+        const auto& preconditioner = batched.at("preconditioner");
+        const auto type = preconditioner.at("type").get<std::string>();
+        single["preconditioner"] =
+            type == "none" ? json{{"type", "none"}}
+                           : json{{"type", "block_jacobi"},
+                                  {"max_block_size", type == "jacobi" ? 1 : preconditioner.value("max_block_size", 32)}};
     }
     if (!single.contains("criteria")) {
         single["criteria"] = json::object();
@@ -312,10 +316,12 @@ CaseResult run_batch_solver(const CaseContext& context)
 
     CaseResult result;
     const auto type = description.at("type").get<std::string>();
-    const bool jacobi = description.contains("preconditioner") &&
-                        description.at("preconditioner").value("type", std::string{"none"}) == "jacobi";
+    const auto preconditioner = description.contains("preconditioner")
+                                    ? description.at("preconditioner").value("type", std::string{"none"})
+                                    : std::string{"none"};
+    const bool jacobi = preconditioner == "jacobi";
     result.label = fields.get_string("batch") + " " + problem.name + " x" + std::to_string(num_items) + " " +
-                   type + (jacobi ? "+jacobi " : " ") + format;
+                   type + (preconditioner == "none" ? " " : "+" + preconditioner + " ") + format;
     result.details = json{{"batch", fields.get_string("batch")}, {"matrix", problem.name},
                           {"format", format},   {"solver", description},
                           {"num_items", num_items}, {"rows", problem.rows},
@@ -369,12 +375,16 @@ CaseResult run_batch_solver(const CaseContext& context)
     const bool in_shared = vectors_in_shared_memory<V>(*exec, problem.max_rows, vectors, scalars);
     const double accesses = (type == "cg" ? 18.0 : type == "bicgstab" ? 31.0 : 1.5 * m + 8.0) +
                             (jacobi ? spmvs : 0.0);
+    // Block-Jacobi reads every block inverse and three per-row indices once per application.
+    const double block_bytes = double(solver->get_num_block_values()) * sizeof(V) + double(problem.rows) * 16.0;
     double total_iterations = 0.0;
     for (size_type item = 0; item < num_items; ++item) {
         const double iterations = double(solve.get_iterations(item));
         total_iterations += iterations;
         const double rows_i = double(problem.items[item].size.rows);
-        result.bytes += iterations * (spmvs * item_bytes[item] + (in_shared ? 0.0 : accesses * rows_i * sizeof(V)));
+        const double item_block_bytes = block_bytes * rows_i / double(problem.rows);
+        result.bytes += iterations * (spmvs * (item_bytes[item] + item_block_bytes) +
+                                      (in_shared ? 0.0 : accesses * rows_i * sizeof(V)));
         result.flops += iterations * spmvs * 2.0 * double(problem.items[item].entries.size());
     }
     const double seconds = median(result.ours.seconds);
@@ -386,6 +396,8 @@ CaseResult run_batch_solver(const CaseContext& context)
     result.details["mean_iterations"] = total_iterations / double(num_items);
     result.details["max_iterations_of_an_item"] = solve.get_max_iterations();
     result.details["vectors_in_shared_memory"] = in_shared;
+    result.details["blocks"] = solver->get_num_blocks();
+    result.details["singular_blocks"] = solver->get_num_singular_blocks();
     result.details["seconds_per_item_iteration"] = total_iterations > 0 ? seconds / total_iterations : 0.0;
     if (fields.get_bool("baselines", false)) {
         measure_baselines<V>(context, problem, description, seconds, result.details);

@@ -41,6 +41,11 @@ struct SolveOutputs {
     T* thresholds;
     const std::int32_t* history_slots;
     T* history;
+    /// block_jacobi only (else null), per row of the batch (see core/batch/solver/item_block_jacobi.hpp).
+    const std::int32_t* block_first_rows;
+    const std::int32_t* block_sizes;
+    const std::int64_t* block_inverse_rows;
+    const T* block_inverses;
 };
 
 }  // namespace batch

@@ -59,16 +59,23 @@ void read_common(const ObjectReader& reader, Parameters& parameters)
         }
     }
     if (reader.has("preconditioner")) {
-        ObjectReader preconditioner{reader.at("preconditioner"), reader.field_path("preconditioner"), {"type"}};
+        ObjectReader preconditioner{reader.at("preconditioner"), reader.field_path("preconditioner"),
+                                    {"type", "max_block_size"}};
         if (!preconditioner.has("type")) {
-            fail(reader.field_path("preconditioner"), "missing field \"type\" (none or jacobi)");
+            fail(reader.field_path("preconditioner"), "missing field \"type\" (none, jacobi or block_jacobi)");
         }
         const auto type = preconditioner.get_string("type");
-        if (type != "none" && type != "jacobi") {
+        if (type != "none" && type != "jacobi" && type != "block_jacobi") {
             fail(preconditioner.field_path("type"),
-                 "unknown batched preconditioner \"" + type + "\"; valid types are none, jacobi");
+                 "unknown batched preconditioner \"" + type + "\"; valid types are none, jacobi, block_jacobi");
         }
         parameters.with_preconditioner(batch::item_preconditioner_from_string(type));
+        if (preconditioner.has("max_block_size")) {
+            if (type != "block_jacobi") {
+                fail(preconditioner.field_path("max_block_size"), "only block_jacobi takes a block size");
+            }
+            parameters.with_max_block_size(preconditioner.get_count("max_block_size", 1, 32));
+        }
     }
     if (reader.has("max_residual_replacements")) {
         parameters.with_max_residual_replacements(reader.get_count("max_residual_replacements", 0, 1000));

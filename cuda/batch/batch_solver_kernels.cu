@@ -198,6 +198,11 @@ struct BlockItem {
     Matrix matrix;
     T* workspace;
     const T* jacobi;
+    /// Block-Jacobi per row of this item, or null (see HostItem).
+    const std::int32_t* block_first_rows;
+    const std::int32_t* block_sizes;
+    const std::int64_t* block_inverse_rows;
+    const T* block_inverses;
     T* history;
     T* scalar_storage;
 
@@ -227,7 +232,15 @@ struct BlockItem {
     __device__ void precondition(const T* in, T* out) const
     {
         const T* scales = jacobi;
-        for_rows([=](int row) { out[row] = scales ? scales[row] * in[row] : in[row]; });
+        const BlockItem& self = *this;
+        for_rows([=, &self](int row) {
+            out[row] = self.block_inverses
+                           ? ::larch::batch::item::block_row_product(
+                                 self.block_inverses + self.block_inverse_rows[row],
+                                 in + self.block_first_rows[row], self.block_sizes[row])
+                       : scales ? scales[row] * in[row]
+                                : in[row];
+        });
     }
     __device__ void record(int iteration, T norm) const
     {
@@ -296,7 +309,16 @@ __global__ void __launch_bounds__(block_size)
     __syncthreads();
     const auto slot = outputs.history_slots[index];
     T* history = slot < 0 ? nullptr : outputs.history + std::int64_t{slot} * (settings.max_iterations + 1);
-    BlockItem<block_size, T, decltype(matrix)> item{matrix, workspace, jacobi_scales, history, scalars};
+    const bool blocks = outputs.block_inverses != nullptr;
+    BlockItem<block_size, T, decltype(matrix)> item{matrix,
+                                                    workspace,
+                                                    jacobi_scales,
+                                                    blocks ? outputs.block_first_rows + offset : nullptr,
+                                                    blocks ? outputs.block_sizes + offset : nullptr,
+                                                    blocks ? outputs.block_inverse_rows + offset : nullptr,
+                                                    outputs.block_inverses,
+                                                    history,
+                                                    scalars};
     const item_algorithms::ItemCriterion<T> criterion{
         outputs.tolerances[index], settings.absolute_tolerance, settings.max_iterations,
         settings.max_residual_replacements, settings.krylov_dim};

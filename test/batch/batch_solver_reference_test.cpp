@@ -129,6 +129,65 @@ std::vector<double> wave(size_type n)
     return b;
 }
 
+TEST(BatchCgReference, BlockJacobiOfTheExactBlocksSolvesABlockDiagonalItemInOneIteration)
+{
+    // Three 2 x 2 SPD blocks on the diagonal: each pair of rows is one supervariable, so blocks of at most
+    // 2 rows are exactly these and M = A; scalar Jacobi needs more.
+    matrix_data<double> item{larch::dim2{6, 6}};
+    for (std::int32_t block = 0; block < 3; ++block) {
+        const std::int32_t r = 2 * block;
+        const double d = 2.0 + block;
+        item.entries.push_back({r, r, d});
+        item.entries.push_back({r, r + 1, 1.0});
+        item.entries.push_back({r + 1, r, 1.0});
+        item.entries.push_back({r + 1, r + 1, 3.0 * d});
+    }
+    const std::vector<matrix_data<double>> items{item, larch::test::tridiagonal<double>(9)};
+    auto a = larch::share(larch::batch::Csr<double>::create(ref, items));
+    const auto b = Vector<double>::create(ref, {6, 9}, 1, rhs_of_known_solution(items));
+    auto x = zeros(items);
+    auto solver = larch::batch::Cg<double>::build()
+                      .with_tolerance(1e-13)
+                      .with_preconditioner(ItemPreconditioner::block_jacobi)
+                      .with_max_block_size(2)
+                      .on(ref)
+                      ->generate(a);
+    EXPECT_EQ(solver->get_num_blocks(), 3u + 5u);  // the 9 Laplacian rows: one supervariable each, paired
+    EXPECT_EQ(solver->get_num_singular_blocks(), 0u);
+    solver->apply(*b, *x);
+    const auto result = solver->get_result();
+    EXPECT_TRUE(result.all_converged());
+    EXPECT_EQ(result.get_iterations(0), 1u);
+    const auto x0 = x->copy_item_to_host(0);
+    for (size_type r = 0; r < 6; ++r) {
+        EXPECT_NEAR(x0[r], static_cast<double>(r + 1), 1e-12);
+    }
+}
+
+TEST(BatchCgReference, BlockJacobiFallsBackToScalarJacobiOnASingularBlock)
+{
+    // The first diagonal block [[1, 1], [1, 1]] (a supervariable of two rows) is singular: Gauss-Jordan
+    // reports it, it becomes scalar Jacobi (diag(1, 1)^-1), and CG still solves the consistent system.
+    matrix_data<double> item{larch::dim2{4, 4}};
+    for (const auto& [r, c, v] : std::vector<std::tuple<std::int32_t, std::int32_t, double>>{
+             {0, 0, 1.0}, {0, 1, 1.0}, {1, 0, 1.0}, {1, 1, 1.0}, {2, 2, 4.0}, {2, 3, 1.0}, {3, 2, 1.0}, {3, 3, 4.0}}) {
+        item.entries.push_back({r, c, v});
+    }
+    auto a = larch::share(larch::batch::Csr<double>::create(ref, {item}));
+    const auto b = Vector<double>::create(ref, {4}, 1, {2.0, 2.0, 5.0, 5.0});
+    auto x = Vector<double>::create(ref, {4}, 1, {0.0, 0.0, 0.0, 0.0});
+    auto solver = larch::batch::Cg<double>::build()
+                      .with_preconditioner(ItemPreconditioner::block_jacobi)
+                      .with_max_block_size(2)
+                      .on(ref)
+                      ->generate(a);
+    EXPECT_EQ(solver->get_num_blocks(), 2u);
+    EXPECT_EQ(solver->get_num_singular_blocks(), 1u);
+    solver->apply(*b, *x);
+    // b lies in the range of A (x = (1, 1, 1, 1) solves it): the singular block does not stop the item.
+    EXPECT_EQ(solver->get_result().get_status(0), ItemStatus::converged);
+}
+
 /// A batch where every item fails or succeeds in its own way, with the expected status of each.
 struct MixedBatch {
     std::vector<matrix_data<double>> items;
@@ -367,6 +426,8 @@ TEST(BatchSolverReference, RejectsBadParametersAndOperandsNamingTheProblem)
     auto a = larch::share(larch::batch::Csr<double>::create(ref, items));
     using Cg = larch::batch::Cg<double>;
     EXPECT_THROW(Cg::build().with_max_iterations(0).on(ref)->generate(a), larch::BadInput);
+    EXPECT_THROW(Cg::build().with_preconditioner(ItemPreconditioner::block_jacobi).with_max_block_size(33).on(ref)->generate(a),
+                 larch::BadInput);
     EXPECT_THROW(Cg::build().with_tolerance(0.0).on(ref)->generate(a), larch::BadInput);
     EXPECT_THROW(Cg::build().with_tolerance(nan).on(ref)->generate(a), larch::BadInput);
     EXPECT_THROW(Cg::build().with_item_tolerances({1e-8, 1e-8}).on(ref)->generate(a), larch::DimensionMismatch);

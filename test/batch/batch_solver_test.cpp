@@ -33,7 +33,8 @@ using larch::batch::Vector;
 
 constexpr unsigned seed = 20261124;
 
-/// Parameter: (executor, method "cg" | "bicgstab" | "gmres", preconditioner "none" | "jacobi", format).
+/// Parameter: (executor, method "cg" | "bicgstab" | "gmres", preconditioner "none" | "jacobi" |
+/// "block_jacobi" (blocks of up to 32 rows), format).
 class BatchSolver
     : public ::testing::TestWithParam<std::tuple<std::string, std::string, std::string, std::string>> {
 protected:
@@ -249,7 +250,7 @@ std::vector<std::string> tested_executors()
 INSTANTIATE_TEST_SUITE_P(Executors, BatchSolver,
                          ::testing::Combine(::testing::ValuesIn(tested_executors()),
                                             ::testing::Values("cg", "bicgstab", "gmres"),
-                                            ::testing::Values("none", "jacobi"),
+                                            ::testing::Values("none", "jacobi", "block_jacobi"),
                                             ::testing::Values("csr", "coo", "ell")),
                          parameter_name);
 

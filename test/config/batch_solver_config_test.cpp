@@ -46,6 +46,11 @@ TEST(BatchSolverConfig, BuildsEverySolverWithItsParameters)
     EXPECT_EQ(parameters.tolerance_type, larch::batch::ToleranceType::absolute);
     EXPECT_EQ(parameters.item_tolerances, (std::vector<double>{1e-6, 1e-9}));
     EXPECT_EQ(parameters.preconditioner, larch::batch::ItemPreconditioner::jacobi);
+    const auto blocks = larch::config::parse_batch_solver_config<double>(
+                            R"({"type": "cg", "preconditioner": {"type": "block_jacobi", "max_block_size": 4}})", ref)
+                            ->generate_solver(two_items());
+    EXPECT_EQ(blocks->get_common_parameters().preconditioner, larch::batch::ItemPreconditioner::block_jacobi);
+    EXPECT_EQ(blocks->get_common_parameters().max_block_size, 4u);
     for (const std::string type : {"cg", "bicgstab"}) {
         const auto other = larch::config::parse_batch_solver_config<double>(
                                R"({"type": ")" + type + R"(", "criteria": {"relative_residual": 1e-4}})", ref)
@@ -71,6 +76,12 @@ TEST(BatchSolverConfig, RejectsBadDescriptionsNamingThePath)
     EXPECT_NE(error_of(R"({"type": "cg", "preconditioner": {"type": "ilu"}})").find("/preconditioner/type"),
               std::string::npos);
     EXPECT_NE(error_of(R"({"type": "cg", "type": "cg"})").find("duplicate key"), std::string::npos);
+    EXPECT_NE(error_of(R"({"type": "cg", "preconditioner": {"type": "jacobi", "max_block_size": 4}})")
+                  .find("/preconditioner/max_block_size: only block_jacobi"),
+              std::string::npos);
+    EXPECT_NE(error_of(R"({"type": "cg", "preconditioner": {"type": "block_jacobi", "max_block_size": 64}})")
+                  .find("/preconditioner/max_block_size"),
+              std::string::npos);
     // A per-item list of the wrong length is caught when the solver is generated for the batch.
     EXPECT_THROW(larch::config::parse_batch_solver_config<double>(
                      R"({"type": "cg", "criteria": {"relative_residual": [1e-3]}})", ref)

@@ -7,6 +7,7 @@
 #include <limits>
 
 #include "core/batch/batch_solver_kernels.hpp"
+#include "core/batch/solver/item_block_jacobi.hpp"
 #include "core/components/instantiation.hpp"
 
 namespace larch {
@@ -29,17 +30,24 @@ ToleranceType tolerance_type_from_string(const std::string& name)
 
 std::string to_string(ItemPreconditioner preconditioner)
 {
-    return preconditioner == ItemPreconditioner::none ? "none" : "jacobi";
+    switch (preconditioner) {
+    case ItemPreconditioner::none: return "none";
+    case ItemPreconditioner::jacobi: return "jacobi";
+    case ItemPreconditioner::block_jacobi: return "block_jacobi";
+    }
+    return "unknown";
 }
 
 ItemPreconditioner item_preconditioner_from_string(const std::string& name)
 {
-    if (name == "none") {
-        return ItemPreconditioner::none;
+    for (const auto type :
+         {ItemPreconditioner::none, ItemPreconditioner::jacobi, ItemPreconditioner::block_jacobi}) {
+        if (name == to_string(type)) {
+            return type;
+        }
     }
-    LARCH_ENSURE(name == "jacobi", BadInput,
-                 "unknown batched preconditioner '" + name + "' (expected none or jacobi)");
-    return ItemPreconditioner::jacobi;
+    LARCH_THROW(BadInput,
+                "unknown batched preconditioner '" + name + "' (expected none, jacobi or block_jacobi)");
 }
 
 namespace {
@@ -112,6 +120,33 @@ BatchIterativeSolver<T>::BatchIterativeSolver(std::shared_ptr<const Executor> ex
     for (const auto& logger : loggers_) {
         LARCH_ENSURE(logger, BadInput, context + ": a logger is null");
     }
+    if (parameters_.preconditioner == ItemPreconditioner::block_jacobi) {
+        LARCH_ENSURE(parameters_.max_block_size >= 1 && parameters_.max_block_size <= 32, BadInput,
+                     context + ": max_block_size is " + std::to_string(parameters_.max_block_size) +
+                         " (expected 1..32)");
+        with_matrix_type(*system_matrix_, context, [&](const auto& matrix) {
+            block_jacobi_ = std::make_shared<const ItemBlockJacobi<T>>(generate_item_block_jacobi(
+                this->get_executor(), matrix.to_data(), parameters_.max_block_size));
+        });
+    }
+}
+
+template <typename T>
+size_type BatchIterativeSolver<T>::get_num_blocks() const noexcept
+{
+    return block_jacobi_ ? block_jacobi_->num_blocks : 0;
+}
+
+template <typename T>
+size_type BatchIterativeSolver<T>::get_num_block_values() const noexcept
+{
+    return block_jacobi_ ? block_jacobi_->inverses.get_size() : 0;
+}
+
+template <typename T>
+size_type BatchIterativeSolver<T>::get_num_singular_blocks() const noexcept
+{
+    return block_jacobi_ ? block_jacobi_->num_singular_blocks : 0;
 }
 
 template <typename T>
@@ -171,7 +206,11 @@ void BatchIterativeSolver<T>::apply_impl(const Vector<T>& b, Vector<T>& x) const
     const SolveOutputs<T> outputs{item_tolerances.get_const_data(), statuses.get_data(),
                                   iterations.get_data(),           residual_norms.get_data(),
                                   thresholds.get_data(),           history_slots.get_const_data(),
-                                  history.get_data()};
+                                  history.get_data(),
+                                  block_jacobi_ ? block_jacobi_->first_rows.get_const_data() : nullptr,
+                                  block_jacobi_ ? block_jacobi_->block_sizes.get_const_data() : nullptr,
+                                  block_jacobi_ ? block_jacobi_->inverse_rows.get_const_data() : nullptr,
+                                  block_jacobi_ ? block_jacobi_->inverses.get_const_data() : nullptr};
     const SolveSettings settings{method_,
                                  parameters_.preconditioner,
                                  parameters_.tolerance_type == ToleranceType::absolute,

@@ -92,8 +92,13 @@ struct HostItem {
     size_type index;
     int num_rows;
     T* workspace;
-    /// Inverted diagonal (scalar Jacobi) or null (no preconditioner).
+    /// Inverted diagonal (scalar Jacobi) or null.
     const T* jacobi;
+    /// Block-Jacobi per row of this item (first row, order, offset of its inverse row) or null.
+    const std::int32_t* block_first_rows;
+    const std::int32_t* block_sizes;
+    const std::int64_t* block_inverse_rows;
+    const T* block_inverses;
     /// max_iterations + 1 history entries, or null.
     T* history;
     T* scalar_storage;
@@ -119,8 +124,14 @@ struct HostItem {
     void precondition(const T* in, T* out) const
     {
         for (int row = 0; row < num_rows; ++row) {
-            out[row] = jacobi ? jacobi[row] * in[row] : in[row];
+            out[row] = block_inverses ? apply_block_row(row, in) : jacobi ? jacobi[row] * in[row] : in[row];
         }
+    }
+    /// Row `row` of the block inverse times the block's part of `in`.
+    T apply_block_row(int row, const T* in) const
+    {
+        return block_row_product(block_inverses + block_inverse_rows[row], in + block_first_rows[row],
+                                 block_sizes[row]);
     }
     void record(int iteration, T norm) const
     {
@@ -160,8 +171,18 @@ void solve_on_host(const Matrix& a, size_type index, const SolveSettings& settin
     T* history = slot < 0 ? nullptr
                           : outputs.history + static_cast<std::int64_t>(slot) *
                                                   (settings.max_iterations + 1);
-    HostItem<T, Matrix> host_item{a,       index,         rows,
-                                  workspace.data(), jacobi_scales, history,
+    const auto row_offset = b.get_layout().get_offset(index);
+    const bool blocks = outputs.block_inverses != nullptr;
+    HostItem<T, Matrix> host_item{a,
+                                  index,
+                                  rows,
+                                  workspace.data(),
+                                  jacobi_scales,
+                                  blocks ? outputs.block_first_rows + row_offset : nullptr,
+                                  blocks ? outputs.block_sizes + row_offset : nullptr,
+                                  blocks ? outputs.block_inverse_rows + row_offset : nullptr,
+                                  blocks ? outputs.block_inverses : nullptr,
+                                  history,
                                   workspace.data() + vectors * rows + scales};
     const ItemCriterion<T> criterion{outputs.tolerances[index], settings.absolute_tolerance,
                                      settings.max_iterations, settings.max_residual_replacements,

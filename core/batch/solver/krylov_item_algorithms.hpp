@@ -63,6 +63,17 @@ LARCH_ITEM_FUNCTION T jacobi_scale(T diagonal_entry)
     return diagonal_entry == T{} ? T{1} : T{1} / diagonal_entry;
 }
 
+/// The product of one row of a block inverse (`order` values) with the block's part of a vector.
+template <typename T>
+LARCH_ITEM_FUNCTION T block_row_product(const T* inverse_row, const T* block_in, int order)
+{
+    T sum{};
+    for (int j = 0; j < order; ++j) {
+        sum += inverse_row[j] * block_in[j];
+    }
+    return sum;
+}
+
 /// r = b - A x; returns ||r||.
 template <typename Item, typename T>
 LARCH_ITEM_FUNCTION T true_residual(Item& item, const T* b, const T* x, T* r)

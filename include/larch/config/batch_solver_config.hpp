@@ -24,7 +24,8 @@ namespace config {
  * - "type": "cg" | "bicgstab" | "gmres"
  * - "criteria": {"max_iterations": integer >= 1, and at most one of "relative_residual" or
  *   "absolute_residual": a number > 0 for every item, or an array of them, one per item}
- * - "preconditioner": {"type": "none" | "jacobi"}
+ * - "preconditioner": {"type": "none" | "jacobi"} or {"type": "block_jacobi", "max_block_size": 1..32
+ *   (default 32)}
  * - "max_residual_replacements": integer (restarts from the true residual; default 5)
  * - gmres only: "restart": integer in [1, 1000] (default 30)
  *

@@ -22,9 +22,12 @@ enum class ToleranceType { relative, absolute };
 enum class ItemPreconditioner {
     none,
     jacobi,  ///< scalar Jacobi: M_i = diag(A_i); a zero diagonal entry leaves its row unscaled
+    block_jacobi,  ///< block-Jacobi: the diagonal blocks of A_i from its supervariables (at most
+                   ///< max_block_size rows), inverted by batched Gauss-Jordan when the solver is generated;
+                   ///< a singular block falls back to scalar Jacobi
 };
 
-/// "relative" / "absolute"; "none" / "jacobi". The *_from_string functions throw BadInput listing the names.
+/// "relative" / "absolute"; "none" / "jacobi" / "block_jacobi". The *_from_string functions throw BadInput listing the names.
 std::string to_string(ToleranceType type);
 ToleranceType tolerance_type_from_string(const std::string& name);
 std::string to_string(ItemPreconditioner preconditioner);
@@ -40,6 +43,8 @@ struct batch_common_parameters {
     std::vector<double> item_tolerances;
     ToleranceType tolerance_type = ToleranceType::relative;
     ItemPreconditioner preconditioner = ItemPreconditioner::none;
+    /// The largest block of block_jacobi (1..32).
+    size_type max_block_size = 32;
     /// How often an item may restart from its true residual after a breakdown or after its recursive
     /// residual met the tolerance while the true one did not.
     size_type max_residual_replacements = 5;
@@ -74,6 +79,11 @@ struct batch_solver_parameters : batch_common_parameters {
         preconditioner = type;
         return self();
     }
+    Derived& with_max_block_size(size_type rows)
+    {
+        max_block_size = rows;
+        return self();
+    }
     Derived& with_max_residual_replacements(size_type count)
     {
         max_residual_replacements = count;
@@ -97,6 +107,8 @@ private:
 
 template <typename T>
 class BatchIterativeSolver;
+template <typename T>
+struct ItemBlockJacobi;
 
 /// What every batched solver factory offers, whatever the solver (e.g. a factory read from JSON).
 template <typename T>
@@ -174,11 +186,18 @@ public:
     const batch_common_parameters& get_common_parameters() const noexcept { return parameters_; }
     /// The per-item results of the last apply that finished (empty before the first).
     BatchSolveResult get_result() const;
+    /// With block_jacobi: how many diagonal blocks all items have, and how many of them were singular
+    /// (those fall back to scalar Jacobi); 0 otherwise.
+    size_type get_num_blocks() const noexcept;
+    size_type get_num_singular_blocks() const noexcept;
+    /// With block_jacobi: the values of all block inverses (sum of the blocks' orders squared); else 0.
+    size_type get_num_block_values() const noexcept;
     /// Attaches a logger; it is told about every later apply.
     void add_logger(std::shared_ptr<BatchLogger> logger);
 
 protected:
-    /// Validates the matrix (square items of a supported format) and the parameters.
+    /// Validates the matrix (square items of a supported format) and the parameters; generates the
+    /// block-Jacobi blocks of every item (BadInput for a max_block_size outside 1..32).
     BatchIterativeSolver(std::shared_ptr<const Executor> exec,
                          std::shared_ptr<const BatchLinOp<T>> system_matrix,
                          const batch_common_parameters& parameters, KrylovMethod method,
@@ -193,6 +212,7 @@ private:
     KrylovMethod method_;
     size_type krylov_dim_;
     std::vector<std::shared_ptr<BatchLogger>> loggers_;
+    std::shared_ptr<const ItemBlockJacobi<T>> block_jacobi_;
     mutable std::mutex result_mutex_;
     mutable BatchSolveResult result_;
 };

@@ -1,0 +1,40 @@
+// Block-Jacobi inside every item of a batched solve: each item's diagonal blocks from its supervariables
+// (consecutive rows with one column pattern, agglomerated up to max_block_size rows), inverted all at once by
+// the batched Gauss-Jordan kernels (batch::invert) on the solver's executor, and stored per row for the
+// solve kernels' preconditioner apply (out[r] = sum_j inverse(r - first, j) in[first + j]).
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <vector>
+
+#include "larch/base/array.hpp"
+#include "larch/base/matrix_data.hpp"
+
+namespace larch {
+namespace batch {
+
+/// The generated blocks, per row of the batch (rows of all items concatenated, as a batch::Vector's).
+template <typename T>
+struct ItemBlockJacobi {
+    /// Item-local first row of the row's block, and the block's order.
+    array<std::int32_t> first_rows;
+    array<std::int32_t> block_sizes;
+    /// Offset in `inverses` of the row's row of its block inverse (row-major blocks).
+    array<std::int64_t> inverse_rows;
+    array<T> inverses;
+    size_type num_blocks = 0;
+    /// Blocks Gauss-Jordan found singular: they fall back to scalar Jacobi (the inverted diagonal, 1 where
+    /// an entry is zero), so a singular block never stops its item's solve.
+    size_type num_singular_blocks = 0;
+};
+
+/// Generates the blocks of every item (host blocking and extraction, inversion on `exec`); max_block_size
+/// in 1..32.
+template <typename T, typename I>
+ItemBlockJacobi<T> generate_item_block_jacobi(std::shared_ptr<const Executor> exec,
+                                              const std::vector<matrix_data<T, I>>& items,
+                                              size_type max_block_size);
+
+}  // namespace batch
+}  // namespace larch
