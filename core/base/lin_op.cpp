@@ -33,9 +33,10 @@ bool spans_overlap(const LinOp::memory_span& a, const LinOp::memory_span& b)
 
 void LinOp::validate_apply(const char* operation, const LinOp& b, const LinOp& x) const
 {
-    const auto name = get_type_name() + "::" + operation;
+    // Built only when a check fails: apply runs this on every call, inside solver iterations.
+    const auto name = [&] { return get_type_name() + "::" + operation; };
     if (b.get_size().rows != size_.cols) {
-        LARCH_THROW(DimensionMismatch, name + ": b (" + b.get_type_name() + ", " +
+        LARCH_THROW(DimensionMismatch, name() + ": b (" + b.get_type_name() + ", " +
                                            to_string(b.get_size()) + ") has " +
                                            std::to_string(b.get_size().rows) +
                                            " rows but the operator (" + to_string(size_) +
@@ -43,7 +44,7 @@ void LinOp::validate_apply(const char* operation, const LinOp& b, const LinOp& x
     }
     if (x.get_size().rows != size_.rows || x.get_size().cols != b.get_size().cols) {
         LARCH_THROW(DimensionMismatch,
-                    name + ": x (" + x.get_type_name() + ", " + to_string(x.get_size()) +
+                    name() + ": x (" + x.get_type_name() + ", " + to_string(x.get_size()) +
                         ") must be " + std::to_string(size_.rows) + "x" +
                         std::to_string(b.get_size().cols) + " for the operator (" +
                         to_string(size_) + ") and b (" + to_string(b.get_size()) + ")");
@@ -52,15 +53,15 @@ void LinOp::validate_apply(const char* operation, const LinOp& b, const LinOp& x
         return &first == &second || spans_overlap(first.get_memory_span(), second.get_memory_span());
     };
     if (overlap(b, x)) {
-        LARCH_THROW(BadInput, name + ": x shares memory with b (apply(b, b) or views of one matrix); "
+        LARCH_THROW(BadInput, name() + ": x shares memory with b (apply(b, b) or views of one matrix); "
                                      "no operator computes in place, pass a separate x");
     }
     if (overlap(*this, x)) {
-        LARCH_THROW(BadInput, name + ": x shares memory with the operator itself; pass a separate x");
+        LARCH_THROW(BadInput, name() + ": x shares memory with the operator itself; pass a separate x");
     }
     for (const LinOp* operand : {&b, &x}) {
         if (!exec_->memory_accessible(*operand->get_executor())) {
-            LARCH_THROW(NotSupported, name + ": operand on executor " +
+            LARCH_THROW(NotSupported, name() + ": operand on executor " +
                                           operand->get_executor()->get_name() +
                                           " but the operator lives on " + exec_->get_name() +
                                           "; copy it there first (clone_to)");

@@ -82,6 +82,7 @@ IterativeSolver<T>::IterativeSolver(std::shared_ptr<const Executor> exec,
                                     const common_parameters& parameters, const std::string& name)
     : LinOp(exec, system_matrix ? system_matrix->get_size() : dim2{}),
       name_{name},
+      apply_context_{name + "::apply"},
       system_matrix_{std::move(system_matrix)},
       criteria_{parameters.criteria},
       max_residual_replacements_{parameters.max_residual_replacements},
@@ -189,9 +190,8 @@ std::unique_ptr<matrix::Dense<T>> IterativeSolver<T>::create_vector() const
 template <typename T>
 void IterativeSolver<T>::apply_impl(const LinOp& b, LinOp& x) const
 {
-    const auto context = name_ + "::apply";
-    const auto& dense_b = as<const vector_type>(b, context.c_str());
-    auto& dense_x = as<vector_type>(x, context.c_str());
+    const auto& dense_b = as<const vector_type>(b, apply_context_.c_str());
+    auto& dense_x = as<vector_type>(x, apply_context_.c_str());
     const auto num_columns = dense_b.get_size().cols;
     const auto start = clock_type::now();
     for (const auto& logger : loggers_) {
@@ -222,7 +222,7 @@ void IterativeSolver<T>::apply_impl(const LinOp& b, LinOp& x) const
 template <typename T>
 void IterativeSolver<T>::apply_impl(double alpha, const LinOp& b, double beta, LinOp& x) const
 {
-    auto& dense_x = as<vector_type>(x, (name_ + "::apply").c_str());
+    auto& dense_x = as<vector_type>(x, apply_context_.c_str());
     auto solution = dense_x.clone_dense(get_executor());
     apply_impl(b, *solution);
     dense_x.scale(static_cast<T>(beta));

@@ -221,6 +221,8 @@ private:
                       stop::Status& status) const;
 
     std::string name_;
+    /// "<name>::apply", built once for the operand checks of every apply.
+    std::string apply_context_;
     std::shared_ptr<const LinOp> system_matrix_;
     std::shared_ptr<const LinOp> preconditioner_;
     stop::Criteria criteria_;
