@@ -100,10 +100,14 @@ struct GaussJordanGrid {
     __device__ static int column_group(int rank) { return rank % column_groups; }
 };
 
-/// The grid of a sub-warp of p threads on a p x p item.
+/// The grid of a sub-warp of p threads on a p x p item: one row per thread. Blocks of 4 x 8 values per
+/// thread (column_groups 4 at p = 32) read 2.7x fewer broadcast values per fused multiply-add but cost
+/// about three times the instructions per step (pivot keys, multipliers and stores for four rows, the
+/// padding guards) and measured slower on the H100 for full items (n = 16: 1.79 against 1.23 ms, n = 32
+/// with the inverse: 12.1 against 7.6 ms, 500,000 items; faster only when the padding skip pays, n = 17:
+/// 4.57 against 5.03 ms); the thread-block kernel of large_items.cuh uses them.
 template <int subwarp_size>
-using GaussJordanShape =
-    GaussJordanGrid<subwarp_size, subwarp_size, (subwarp_size >= 16 ? 4 : subwarp_size >= 4 ? 2 : 1)>;
+using GaussJordanShape = GaussJordanGrid<subwarp_size, subwarp_size, 1>;
 
 /// This thread's block of the working matrix [A | I] (stored in place, see GaussJordanGrid), and what
 /// it knows about its rows.
