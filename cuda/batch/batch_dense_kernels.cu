@@ -4,12 +4,9 @@
 //
 // Every square-item operation runs the register kernel once per item size class (for_each_size_class of
 // register_batch.cuh: a uniform batch is one class, a variable one up to six, each on the sub-warp its
-// items need; Gauss-Jordan runs a variable batch's classes in one launch), which handles every item up
-// to 32 x 32; when the batch also holds larger items,
+// items need), which handles every item up to 32 x 32; when the batch also holds larger items,
 // large_items.cuh handles those: inversion by one thread block per item up to 128 x 128, everything else
 // by one thread per item.
-#include <algorithm>
-#include <cstddef>
 #include <cstdint>
 #include <limits>
 
@@ -74,58 +71,6 @@ __global__ void __launch_bounds__(RegisterPolicy::block_size,
 {
     __shared__ GaussJordanBlockShared<subwarp_size, T> shared;
     gauss_jordan_block<subwarp_size>(layout, blockIdx.x, shared, a, inverse, cond, info);
-}
-
-/// The register size classes of a variable batch in one launch: class c (sub-warps of 2^c threads) runs
-/// on the blocks [first_block[c], first_block[c] + num_blocks[c]) over views[c].
-struct SizeClassLaunch {
-    static constexpr int num_classes = 6;
-    LayoutView views[num_classes];
-    std::int64_t first_block[num_classes];
-    std::int64_t num_blocks[num_classes];
-};
-
-/// Runs the class of thread block `block` (classes size_class, size_class - 1, ..., 0 are tried);
-/// `storage` is shared memory large enough for any class's GaussJordanBlockShared.
-template <int size_class, typename T>
-__device__ __forceinline__ void gauss_jordan_class_block(const SizeClassLaunch& launch, std::int64_t block,
-                                                         unsigned char* storage, const T* a, T* inverse,
-                                                         T* cond, std::int32_t* info)
-{
-    if constexpr (size_class >= 0) {
-        constexpr int subwarp_size = 1 << size_class;
-        const auto relative = block - launch.first_block[size_class];
-        if (relative >= 0 && relative < launch.num_blocks[size_class]) {
-            gauss_jordan_block<subwarp_size>(
-                launch.views[size_class], relative,
-                *reinterpret_cast<GaussJordanBlockShared<subwarp_size, T>*>(storage), a, inverse, cond,
-                info);
-        } else {
-            gauss_jordan_class_block<size_class - 1>(launch, block, storage, a, inverse, cond, info);
-        }
-    }
-}
-
-template <typename T>
-constexpr std::size_t gauss_jordan_class_storage_bytes()
-{
-    return std::max({sizeof(GaussJordanBlockShared<1, T>), sizeof(GaussJordanBlockShared<2, T>),
-                     sizeof(GaussJordanBlockShared<4, T>), sizeof(GaussJordanBlockShared<8, T>),
-                     sizeof(GaussJordanBlockShared<16, T>), sizeof(GaussJordanBlockShared<32, T>)});
-}
-
-template <typename T>
-__global__ void __launch_bounds__(RegisterPolicy::block_size,
-                                  RegisterPolicy::min_blocks_per_multiprocessor)
-    gauss_jordan_size_classes_kernel(SizeClassLaunch launch, const T* a, T* inverse, T* cond,
-                                     std::int32_t* info)
-{
-    // Every register size class of a variable batch in one launch (the classes' launches one after the
-    // other each ended in a tail); the largest class owns the first blocks, so the short items of the
-    // small classes fill the end of the launch.
-    __shared__ alignas(16) unsigned char storage[gauss_jordan_class_storage_bytes<T>()];
-    gauss_jordan_class_block<SizeClassLaunch::num_classes - 1>(launch, blockIdx.x, storage, a, inverse,
-                                                               cond, info);
 }
 
 template <int order, typename T>
@@ -374,32 +319,13 @@ void run_gauss_jordan(const DefaultExecutor& exec, const ::larch::batch::Dense<T
 {
     const auto layout = view_of(a.get_layout());
     const auto max_size = static_cast<std::int64_t>(a.get_max_item_size().rows);
-    if (a.get_layout().is_uniform()) {
-        for_each_size_class(a.get_layout(), false, [&](auto subwarp_constant, const LayoutView& items) {
-            constexpr int p = decltype(subwarp_constant)::value;
-            gauss_jordan_kernel<p, T><<<RegisterPolicy::num_blocks(items.num_listed, p),
-                                        RegisterPolicy::block_size>>>(items, a.get_const_values(),
-                                                                      inverse, cond, info);
-            LARCH_LAUNCH_CHECK("batch_dense::gauss_jordan_kernel");
-        });
-    } else {
-        SizeClassLaunch launch{};
-        std::int64_t num_blocks = 0;
-        for (int size_class = SizeClassLaunch::num_classes - 1; size_class >= 0; --size_class) {
-            launch.views[size_class] = class_view(a.get_layout(), size_class);
-            launch.first_block[size_class] = num_blocks;
-            const auto listed = launch.views[size_class].num_listed;
-            launch.num_blocks[size_class] =
-                listed > 0 ? RegisterPolicy::num_blocks(listed, 1 << size_class) : 0;
-            num_blocks += launch.num_blocks[size_class];
-        }
-        if (num_blocks > 0) {
-            gauss_jordan_size_classes_kernel<T>
-                <<<static_cast<unsigned>(num_blocks), RegisterPolicy::block_size>>>(
-                    launch, a.get_const_values(), inverse, cond, info);
-            LARCH_LAUNCH_CHECK("batch_dense::gauss_jordan_size_classes_kernel");
-        }
-    }
+    for_each_size_class(a.get_layout(), false, [&](auto subwarp_constant, const LayoutView& items) {
+        constexpr int p = decltype(subwarp_constant)::value;
+        gauss_jordan_kernel<p, T><<<RegisterPolicy::num_blocks(items.num_listed, p),
+                                    RegisterPolicy::block_size>>>(items, a.get_const_values(),
+                                                                  inverse, cond, info);
+        LARCH_LAUNCH_CHECK("batch_dense::gauss_jordan_kernel");
+    });
     if (max_size > max_register_item_size) {
         const auto large_items = class_view(a.get_layout(), ::larch::batch::ItemLayout::num_size_classes - 1);
         launch_blocked_gauss_jordan<64>(large_items, a.get_const_values(), inverse, cond, info);
