@@ -1,5 +1,7 @@
 // The GPU executor (CudaExecutor under nvcc, HipExecutor under hipcc): device memory, copies, devices.
 #include <cstdint>
+#include <cstdlib>
+#include <string>
 
 #include "cuda/base/runtime.hpp"
 
@@ -62,6 +64,11 @@ DeviceExecutor::LARCH_DEVICE_EXECUTOR(int device_id, std::shared_ptr<const Execu
     // Device memory comes from the device's stream-ordered pool, which keeps freed memory for the next
     // allocation instead of returning it to the driver: a solver's or preconditioner's temporaries then
     // cost no cudaMalloc/cudaFree (hundreds of microseconds for large buffers) after the first use.
+    const char* pool_setting = std::getenv("LARCH_GPU_MEMORY_POOL");
+    uses_memory_pool_ = !(pool_setting && (std::string{pool_setting} == "off" || std::string{pool_setting} == "0"));
+    if (!uses_memory_pool_) {
+        return;
+    }
     LARCH_RT(MemPool_t) pool;
     LARCH_DEVICE_CHECK(LARCH_RT(DeviceGetDefaultMemPool)(&pool, device_id));
     std::uint64_t keep_everything = UINT64_MAX;
@@ -79,7 +86,7 @@ void* DeviceExecutor::raw_alloc(size_type num_bytes) const
     kernels::LARCH_DEVICE_NAMESPACE::DeviceGuard guard{device_id_};
     void* ptr = nullptr;
     // stream-ordered on the default stream, where every larch kernel and copy runs
-    const auto status = LARCH_RT(MallocAsync)(&ptr, num_bytes, 0);
+    const auto status = uses_memory_pool_ ? LARCH_RT(MallocAsync)(&ptr, num_bytes, 0) : LARCH_RT(Malloc)(&ptr, num_bytes);
     if (status != LARCH_RT(Success)) {
         (void)LARCH_RT(GetLastError)();
         LARCH_THROW(AllocationError, get_name() + ": could not allocate " +
@@ -96,7 +103,7 @@ void DeviceExecutor::free_bytes(void* ptr) const noexcept
         int previous = -1;
         (void)LARCH_RT(GetDevice)(&previous);
         (void)LARCH_RT(SetDevice)(device_id_);
-        (void)LARCH_RT(FreeAsync)(ptr, 0);
+        (void)(uses_memory_pool_ ? LARCH_RT(FreeAsync)(ptr, 0) : LARCH_RT(Free)(ptr));
         (void)LARCH_RT(SetDevice)(previous);
     }
 }

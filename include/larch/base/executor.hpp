@@ -143,6 +143,13 @@ public:
     int get_num_multiprocessors() const { return num_multiprocessors_; }
     int get_warp_size() const { return warp_size_; }
     size_type get_shared_memory_per_block() const { return shared_memory_per_block_; }
+    /**
+     * Whether device memory comes from the device's stream-ordered pool, which keeps freed memory for the
+     * next allocation (the default: temporaries then cost no cudaMalloc/cudaFree after their first use) instead
+     * of returning it to the driver. The environment variable LARCH_GPU_MEMORY_POOL=off at executor creation
+     * turns it off, e.g. where other processes share the GPU's memory.
+     */
+    bool uses_memory_pool() const { return uses_memory_pool_; }
 
 protected:
     GpuExecutor(int device_id, std::shared_ptr<const Executor> host)
@@ -154,6 +161,7 @@ protected:
     int num_multiprocessors_ = 0;
     int warp_size_ = 32;
     size_type shared_memory_per_block_ = 0;
+    bool uses_memory_pool_ = true;
 };
 
 /// The CUDA backend on one device; its host executor is an OmpExecutor.
