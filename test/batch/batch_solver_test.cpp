@@ -101,6 +101,11 @@ protected:
         const auto b = b_ref->clone_to(exec);
         auto x = x_ref->clone_to(exec);
         x->fill(T{});
+        if (!exec->is_host() && std::get<2>(GetParam()) == "block_jacobi") {
+            // not available on GPUs yet: a clear error, not a hang
+            EXPECT_THROW(solve(exec, items, *b, *x, max_iterations, tolerance), larch::NotSupported);
+            return;
+        }
         const auto result = solve(exec, items, *b, *x, max_iterations, tolerance);
         const auto x_host = x->copy_to_host();
         const bool exact = exec_name == "omp";
@@ -122,8 +127,15 @@ protected:
                 EXPECT_EQ(iterations, expected_iterations) << "item " << item;
             } else if (status == ItemStatus::converged) {
                 const auto slack = std::max<size_type>(3, expected_iterations / 10);
-                EXPECT_LE(iterations, expected_iterations + slack) << "item " << item;
-                EXPECT_GE(iterations + slack, expected_iterations) << "item " << item;
+                const bool close = iterations <= expected_iterations + slack && iterations + slack >= expected_iterations;
+                if (!close && statuses_may_differ) {
+                    // ill-conditioned real items: BiCGSTAB's path depends on rounding, counted with the status
+                    // mismatches (the true residual below is still checked)
+                    ++mismatches;
+                } else {
+                    EXPECT_TRUE(close) << "item " << item << ": " << iterations << " iterations, the reference "
+                                       << expected_iterations;
+                }
             }
             if (status == ItemStatus::converged) {
                 const auto offset = b_ref->get_layout().get_offset(item);
