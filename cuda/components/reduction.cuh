@@ -101,7 +101,7 @@ inline std::int64_t reduction_partials_per_column(const GpuExecutor& exec, std::
     return std::min<std::int64_t>(
         max_partials_per_column,
         std::max<std::int64_t>(1, grid_stride_num_blocks(exec, rows, reduction_block_size) /
-                                      std::min(cols, std::int64_t{32})));
+                                      std::clamp(cols, std::int64_t{1}, std::int64_t{32})));
 }
 
 /**
