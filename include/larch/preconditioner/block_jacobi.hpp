@@ -108,8 +108,8 @@ public:
         double accuracy = 1e-1;
         SingularBlockPolicy on_singular_block = SingularBlockPolicy::fallback;
         /// The GPU extraction of the Gauss-Jordan generation kernel. `cached` is the default: on the H100 at
-        /// 1,000,000 rows it generated faster in 6 of 8 cases (bound 32: 7.8-9.6 ms against 8.0-10.6 ms for
-        /// `shared`; benchmark/results/block_jacobi_h100.json).
+        /// 1,000,000 rows it generated faster at bound 32 on all four test structures (0.89-1.36 ms against
+        /// 1.01-1.51 ms for `shared`; at bound 8 the two are within 6%; benchmark/results/block_jacobi_h100.json).
         BlockJacobiExtraction extraction = BlockJacobiExtraction::cached;
 
         parameters_type& with_max_block_size(size_type value)
