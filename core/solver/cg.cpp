@@ -78,30 +78,96 @@ IterationOutcome Cg<T>::iterate(const matrix::Dense<T>& b, matrix::Dense<T>& x, 
                                 double residual_norm, IterationMonitor& monitor) const
 {
     (void)b, (void)residual_norm;
+    return iterate_columns(x, r, {&monitor}).front();
+}
+
+template <typename T>
+void Cg<T>::solve(const matrix::Dense<T>& b, matrix::Dense<T>& x, std::vector<stop::Status>& statuses) const
+{
+    const auto start = std::chrono::steady_clock::now();
+    const auto cols = statuses.size();
+    auto r = matrix::Dense<T>::create(this->get_executor(), dim2{this->get_size().rows, cols});
+    // Columns that never iterate keep r = 0, so the block's products stay finite there.
+    r->fill(T{});
+    std::vector<typename IterativeSolver<T>::ColumnSolve> columns;
+    for (size_type col = 0; col < cols; ++col) {
+        columns.push_back(this->begin_column(col, *b.create_const_column_view(col), *x.create_column_view(col),
+                                             *r->create_column_view(col)));
+    }
+    // Each round iterates the columns that still run, every one from its true residual (a restart).
+    while (true) {
+        std::vector<IterationMonitor*> monitors(cols, nullptr);
+        for (auto& column : columns) {
+            if (this->may_iterate(column)) {
+                monitors[column.column] = column.monitor.get();
+            }
+        }
+        if (std::all_of(monitors.begin(), monitors.end(), [](IterationMonitor* m) { return m == nullptr; })) {
+            break;
+        }
+        const auto outcomes = iterate_columns(x, *r, monitors);
+        for (size_type col = 0; col < cols; ++col) {
+            if (monitors[col]) {
+                this->end_iterate(columns[col], outcomes[col], *b.create_const_column_view(col),
+                                  *x.create_column_view(col), *r->create_column_view(col));
+            }
+        }
+    }
+    this->get_executor()->synchronize();
+    const auto seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+    for (size_type col = 0; col < cols; ++col) {
+        this->report_column_end(columns[col], seconds);
+        statuses[col] = std::move(columns[col].status);
+    }
+}
+
+template <typename T>
+std::vector<IterationOutcome> Cg<T>::iterate_columns(matrix::Dense<T>& x, matrix::Dense<T>& r,
+                                                     const std::vector<IterationMonitor*>& monitors) const
+{
     namespace state_field = kernels::cg_state;
     const auto& exec = this->get_executor();
     const auto& a = *this->get_system_matrix();
     const auto k = parameters_.check_interval;
-    // The state of one column (cg_state layout), prepared on the host and copied over once.
-    array<T> host_state{exec->get_host(), state_field::norms + k};
+    const auto cols = monitors.size();
+    const auto rows = this->get_size().rows;
+    // The state of every column (cg_state layout), prepared on the host and copied over once; a column
+    // without monitor starts finished, so the kernels leave it alone.
+    array<T> host_state{exec->get_host(), (state_field::norms + k) * cols};
     std::fill_n(host_state.get_data(), host_state.get_size(), T{});
-    host_state.get_data()[state_field::threshold] = threshold_below<T>(monitor.get_threshold());
-    host_state.get_data()[state_field::pause_above] = threshold_below<T>(monitor.get_divergence_bound());
+    auto field = [&](size_type name, size_type col) -> T& { return host_state.get_data()[name * cols + col]; };
+    std::vector<IterationOutcome> outcomes(cols);
+    std::vector<bool> live(cols, false);
+    for (size_type col = 0; col < cols; ++col) {
+        if (monitors[col]) {
+            live[col] = true;
+            field(state_field::threshold, col) = threshold_below<T>(monitors[col]->get_threshold());
+            field(state_field::pause_above, col) = threshold_below<T>(monitors[col]->get_divergence_bound());
+        } else {
+            field(state_field::stopped, col) = T{state_field::finished};
+        }
+    }
     array<T> state{exec};
     state.copy_from(host_state);
     array<T> workspace{exec};
-    auto rho = array<T>::view(exec, 1, state.get_data() + state_field::rho);
-    auto p_q = array<T>::view(exec, 1, state.get_data() + state_field::p_q);
-    auto z = this->create_vector();
-    auto p = this->create_vector();
-    auto q = this->create_vector();
+    auto rho = array<T>::view(exec, cols, state.get_data() + state_field::rho * cols);
+    auto p_q = array<T>::view(exec, cols, state.get_data() + state_field::p_q * cols);
+    auto write_stopped = [&] {
+        exec->copy_from(*exec->get_host(), cols * sizeof(T), host_state.get_const_data() + state_field::stopped * cols,
+                        state.get_data() + state_field::stopped * cols);
+    };
+    auto z = matrix::Dense<T>::create(exec, dim2{rows, cols});
+    auto p = matrix::Dense<T>::create(exec, dim2{rows, cols});
+    auto q = matrix::Dense<T>::create(exec, dim2{rows, cols});
     this->precondition(r, *z);
     p->copy_from(*z);
     r.compute_dot(*z, rho, workspace);
-    while (true) {
-        const auto steps = std::min(k, monitor.get_remaining_iterations());
-        if (steps == 0) {
-            return {monitor.budget_exhausted(), ""};
+    while (std::find(live.begin(), live.end(), true) != live.end()) {
+        auto steps = k;
+        for (size_type col = 0; col < cols; ++col) {
+            if (live[col]) {
+                steps = std::min(steps, monitors[col]->get_remaining_iterations());
+            }
         }
         for (size_type slot = 0; slot < steps; ++slot) {
             a.apply(*p, *q);
@@ -112,29 +178,45 @@ IterationOutcome Cg<T>::iterate(const matrix::Dense<T>& b, matrix::Dense<T>& x, 
             LARCH_RUN_KERNEL(exec, dense::cg_step_direction, *z, *p, slot, state);
         }
         host_state.copy_from(state);
-        const auto values = host_state.get_const_data();
-        const auto stopped = static_cast<int>(values[state_field::stopped]);
-        const auto stop_slot = static_cast<size_type>(values[state_field::stop_slot]);
-        const auto checked = stopped == state_field::running ? steps : stop_slot + 1;
-        for (size_type slot = 0; slot < checked; ++slot) {
-            if (stopped == state_field::breakdown && slot == stop_slot) {
-                return breakdown_outcome(values[state_field::rho], values[state_field::p_q]);
+        for (size_type col = 0; col < cols; ++col) {
+            if (!live[col]) {
+                continue;
             }
-            const auto reason = monitor.check(values[state_field::norms + slot]);
-            if (reason != stop::Reason::none) {
-                return {reason, ""};
+            auto& monitor = *monitors[col];
+            const auto stopped = static_cast<int>(field(state_field::stopped, col));
+            const auto stop_slot = static_cast<size_type>(field(state_field::stop_slot, col));
+            const auto checked = stopped == state_field::running ? steps : stop_slot + 1;
+            if (monitor.get_remaining_iterations() == 0) {
+                outcomes[col] = {monitor.budget_exhausted(), ""};
+                live[col] = false;
             }
+            for (size_type slot = 0; slot < checked && live[col]; ++slot) {
+                if (stopped == state_field::breakdown && slot == stop_slot) {
+                    outcomes[col] = breakdown_outcome(field(state_field::rho, col), field(state_field::p_q, col));
+                    live[col] = false;
+                    break;
+                }
+                const auto reason = monitor.check(field(state_field::norms + slot, col));
+                if (reason != stop::Reason::none) {
+                    outcomes[col] = {reason, ""};
+                    live[col] = false;
+                }
+            }
+            if (!live[col]) {
+                // Frozen from now on, whatever the executor decided (a monitor may stop a running column).
+                field(state_field::stopped, col) = T{state_field::finished};
+                continue;
+            }
+            // The executor finishes a column only where the monitor stops it (the same threshold and
+            // non-finite test), so a live column that is not running was paused above the divergence
+            // bound and the monitor let it go on.
+            LARCH_ENSURE(stopped == state_field::running || stopped == state_field::paused, Error,
+                         "Cg: the executor stopped a column the monitor did not stop (internal error)");
+            field(state_field::stopped, col) = T{state_field::running};
         }
-        // The executor finishes a column only where the monitor stops it (the same threshold and
-        // non-finite test), so a column that is not running here was paused above the divergence
-        // bound and the monitor let it go on.
-        LARCH_ENSURE(stopped == state_field::running || stopped == state_field::paused, Error,
-                     "Cg: the executor stopped a column the monitor did not stop (internal error)");
-        if (stopped == state_field::paused) {
-            const T running{state_field::running};
-            exec->copy_from(*exec->get_host(), sizeof(T), &running, state.get_data() + state_field::stopped);
-        }
+        write_stopped();
     }
+    return outcomes;
 }
 
 #define LARCH_INSTANTIATE_CG(T) template class Cg<T>

@@ -198,17 +198,7 @@ void IterativeSolver<T>::apply_impl(const LinOp& b, LinOp& x) const
         logger->on_apply_begin(num_columns);
     }
     std::vector<stop::Status> statuses(num_columns);
-    auto r = create_vector();
-    for (size_type column = 0; column < num_columns; ++column) {
-        const auto column_start = clock_type::now();
-        auto b_column = dense_b.create_const_column_view(column);
-        auto x_column = dense_x.create_column_view(column);
-        solve_column(column, *b_column, *x_column, *r, statuses[column]);
-        get_executor()->synchronize();
-        for (const auto& logger : loggers_) {
-            logger->on_column_end(column, statuses[column], seconds_since(column_start));
-        }
-    }
+    solve(dense_b, dense_x, statuses);
     get_executor()->synchronize();
     {
         std::lock_guard<std::mutex> guard{statuses_mutex_};
@@ -230,76 +220,135 @@ void IterativeSolver<T>::apply_impl(double alpha, const LinOp& b, double beta, L
 }
 
 template <typename T>
-void IterativeSolver<T>::solve_column(size_type column, const vector_type& b, vector_type& x,
-                                      vector_type& r, stop::Status& status) const
+void IterativeSolver<T>::solve(const vector_type& b, vector_type& x, std::vector<stop::Status>& statuses) const
 {
+    auto r = create_vector();
+    for (size_type column = 0; column < statuses.size(); ++column) {
+        const auto column_start = clock_type::now();
+        auto b_column = b.create_const_column_view(column);
+        auto x_column = x.create_column_view(column);
+        auto solve = begin_column(column, *b_column, *x_column, *r);
+        while (may_iterate(solve)) {
+            const auto outcome = iterate(*b_column, *x_column, *r, solve.residual_norm, *solve.monitor);
+            end_iterate(solve, outcome, *b_column, *x_column, *r);
+        }
+        get_executor()->synchronize();
+        report_column_end(solve, seconds_since(column_start));
+        statuses[column] = std::move(solve.status);
+    }
+}
+
+namespace {
+
+/// Ends the column: its final reason, message and residual norm; it iterates no more.
+template <typename Solve>
+void finish(Solve& solve, stop::Reason reason, std::string message, double residual_norm)
+{
+    if (solve.monitor) {
+        solve.status.iterations = solve.monitor->get_iterations();
+    }
+    solve.status.reason = reason;
+    solve.status.message = std::move(message);
+    solve.status.residual_norm = residual_norm;
+    solve.monitor.reset();
+}
+
+}  // namespace
+
+template <typename T>
+typename IterativeSolver<T>::ColumnSolve IterativeSolver<T>::begin_column(size_type column, const vector_type& b,
+                                                                          vector_type& x, vector_type& r) const
+{
+    ColumnSolve solve;
+    solve.column = column;
+    auto& status = solve.status;
     Reductions<T> reduce{get_executor()};
     status.rhs_norm = reduce.norm2(b);
-    auto finish = [&](stop::Reason reason, std::string message, double residual_norm) {
-        status.reason = reason;
-        status.message = std::move(message);
-        status.residual_norm = residual_norm;
-    };
     if (!std::isfinite(status.rhs_norm)) {
-        return finish(stop::Reason::non_finite, "the right-hand side holds NaN or Inf", status.rhs_norm);
+        finish(solve, stop::Reason::non_finite, "the right-hand side holds NaN or Inf", status.rhs_norm);
+        return solve;
     }
     if (status.rhs_norm == 0) {
         x.fill(T{});
-        return finish(stop::Reason::converged, "zero right-hand side: x = 0", 0.0);
+        finish(solve, stop::Reason::converged, "zero right-hand side: x = 0", 0.0);
+        return solve;
     }
     compute_residual(b, x, r);
-    double residual_norm = reduce.norm2(r);
+    const double residual_norm = reduce.norm2(r);
     status.initial_residual_norm = residual_norm;
     status.threshold = criteria_.get_threshold(status.rhs_norm, residual_norm);
     for (const auto& logger : loggers_) {
         logger->on_iteration(column, 0, residual_norm);
     }
     if (!std::isfinite(residual_norm)) {
-        return finish(stop::Reason::non_finite,
-                      "the initial residual b - A x0 holds NaN or Inf (check x0 and A)", residual_norm);
+        finish(solve, stop::Reason::non_finite, "the initial residual b - A x0 holds NaN or Inf (check x0 and A)",
+               residual_norm);
+        return solve;
     }
-    IterationMonitor monitor{criteria_, status.threshold, residual_norm, column, loggers_};
-    if (monitor.meets_threshold(residual_norm)) {
-        return finish(stop::Reason::converged, "the initial guess meets the tolerance", residual_norm);
+    solve.monitor = std::make_unique<IterationMonitor>(criteria_, status.threshold, residual_norm, column, loggers_);
+    solve.residual_norm = residual_norm;
+    if (solve.monitor->meets_threshold(residual_norm)) {
+        finish(solve, stop::Reason::converged, "the initial guess meets the tolerance", residual_norm);
     }
-    while (true) {
-        const auto exhausted = monitor.budget_exhausted();
-        if (exhausted != stop::Reason::none) {
-            status.iterations = monitor.get_iterations();
-            return finish(exhausted, std::string{"stopped by "} + stop::to_string(exhausted),
+    return solve;
+}
+
+template <typename T>
+bool IterativeSolver<T>::may_iterate(ColumnSolve& solve) const
+{
+    if (!solve.monitor) {
+        return false;
+    }
+    const auto exhausted = solve.monitor->budget_exhausted();
+    if (exhausted != stop::Reason::none) {
+        finish(solve, exhausted, std::string{"stopped by "} + stop::to_string(exhausted), solve.residual_norm);
+        return false;
+    }
+    return true;
+}
+
+template <typename T>
+void IterativeSolver<T>::end_iterate(ColumnSolve& solve, const IterationOutcome& outcome, const vector_type& b,
+                                     const vector_type& x, vector_type& r) const
+{
+    auto& status = solve.status;
+    status.iterations = solve.monitor->get_iterations();
+    compute_residual(b, x, r);
+    const double residual_norm = Reductions<T>{get_executor()}.norm2(r);
+    solve.residual_norm = residual_norm;
+    if (outcome.reason == stop::Reason::non_finite || !std::isfinite(residual_norm)) {
+        return finish(solve, stop::Reason::non_finite,
+                      outcome.message.empty() ? "NaN or Inf in the iteration" : outcome.message, residual_norm);
+    }
+    if (solve.monitor->meets_threshold(residual_norm)) {
+        return finish(solve, stop::Reason::converged, "the true residual meets the tolerance", residual_norm);
+    }
+    if (outcome.reason != stop::Reason::converged && outcome.reason != stop::Reason::breakdown) {
+        return finish(solve, outcome.reason, std::string{"stopped by "} + stop::to_string(outcome.reason),
+                      residual_norm);
+    }
+    if (status.residual_replacements >= max_residual_replacements_) {
+        if (outcome.reason == stop::Reason::breakdown) {
+            return finish(solve, stop::Reason::breakdown,
+                          outcome.message + " (after " + std::to_string(status.residual_replacements) +
+                              " restarts from the true residual)",
                           residual_norm);
         }
-        auto outcome = iterate(b, x, r, residual_norm, monitor);
-        status.iterations = monitor.get_iterations();
-        compute_residual(b, x, r);
-        residual_norm = reduce.norm2(r);
-        if (outcome.reason == stop::Reason::non_finite || !std::isfinite(residual_norm)) {
-            return finish(stop::Reason::non_finite,
-                          outcome.message.empty() ? "NaN or Inf in the iteration" : outcome.message,
-                          residual_norm);
-        }
-        if (monitor.meets_threshold(residual_norm)) {
-            return finish(stop::Reason::converged, "the true residual meets the tolerance", residual_norm);
-        }
-        if (outcome.reason != stop::Reason::converged && outcome.reason != stop::Reason::breakdown) {
-            return finish(outcome.reason, std::string{"stopped by "} + stop::to_string(outcome.reason),
-                          residual_norm);
-        }
-        if (status.residual_replacements >= max_residual_replacements_) {
-            if (outcome.reason == stop::Reason::breakdown) {
-                return finish(stop::Reason::breakdown,
-                              outcome.message + " (after " + std::to_string(status.residual_replacements) +
-                                  " restarts from the true residual)",
-                              residual_norm);
-            }
-            return finish(stop::Reason::residual_gap,
-                          "the recursive residual met the tolerance but the true residual " +
-                              std::to_string(residual_norm) + " exceeds " + std::to_string(status.threshold) +
-                              " after " + std::to_string(status.residual_replacements) +
-                              " restarts from the true residual",
-                          residual_norm);
-        }
-        ++status.residual_replacements;
+        return finish(solve, stop::Reason::residual_gap,
+                      "the recursive residual met the tolerance but the true residual " +
+                          std::to_string(residual_norm) + " exceeds " + std::to_string(status.threshold) +
+                          " after " + std::to_string(status.residual_replacements) +
+                          " restarts from the true residual",
+                      residual_norm);
+    }
+    ++status.residual_replacements;
+}
+
+template <typename T>
+void IterativeSolver<T>::report_column_end(const ColumnSolve& solve, double seconds) const
+{
+    for (const auto& logger : loggers_) {
+        logger->on_column_end(solve.column, solve.status, seconds);
     }
 }
 

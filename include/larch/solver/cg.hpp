@@ -25,6 +25,11 @@ namespace solver {
  * (float) reads as infinite and stops as non_finite.
  * Breakdowns: r^T M^{-1} r = 0 (singular preconditioner) or p^T A p = 0 (A not definite) stop the loop and
  * the driver restarts from the true residual (see IterativeSolver).
+ * Several right-hand sides iterate together: one apply of A and of the preconditioner on the n x k block
+ * per iteration, each column with its own scalars, monitor and restarts; a stopped column is frozen, so each
+ * ends with the x, iteration count and status of solving it alone (when A, M and the kernels treat columns
+ * independently, as larch's do on reference and omp). Loggers see the columns' iterations interleaved and
+ * every column's on_column_end at the end of the apply.
  *
  *     auto cg = solver::Cg<double>::build()
  *                   .with_criteria(stop::max_iterations(1000), stop::relative_residual(1e-9))
@@ -69,8 +74,16 @@ protected:
 
     IterationOutcome iterate(const matrix::Dense<T>& b, matrix::Dense<T>& x, matrix::Dense<T>& r,
                              double residual_norm, IterationMonitor& monitor) const override;
+    /// Iterates all columns of b together: one product with the n x k block per iteration, each column
+    /// with its own scalars, restarts and status.
+    void solve(const matrix::Dense<T>& b, matrix::Dense<T>& x, std::vector<stop::Status>& statuses) const override;
 
 private:
+    /// The iteration of iterate() on every column of x at once, r = b - A x on entry; a column with a null
+    /// monitor stays as it is. Returns the outcome of each column iterated.
+    std::vector<IterationOutcome> iterate_columns(matrix::Dense<T>& x, matrix::Dense<T>& r,
+                                                  const std::vector<IterationMonitor*>& monitors) const;
+
     parameters_type parameters_;
 };
 

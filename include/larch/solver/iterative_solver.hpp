@@ -138,7 +138,8 @@ struct IterationOutcome {
 };
 
 /**
- * A Krylov solver for A x = b as a LinOp: `apply(b, x)` solves with x as the initial guess, column by column;
+ * A Krylov solver for A x = b as a LinOp: `apply(b, x)` solves with x as the initial guess, column by column
+ * (Cg iterates all columns together, each ending as if solved alone);
  * `apply(alpha, b, beta, x)` sets x = alpha A^{-1} b + beta x. Runs on every executor through Dense BLAS-1
  * and the system matrix's apply; scalars live on the host (one synchronization per reduction).
  *
@@ -216,9 +217,33 @@ protected:
     /// A new n x 1 vector on this solver's executor (uninitialized).
     std::unique_ptr<vector_type> create_vector() const;
 
+    /// The driver's record of one right-hand side: its status so far and, while it still iterates, its
+    /// monitor (null once the column is finished) and the norm of r = b - A x.
+    struct ColumnSolve {
+        size_type column = 0;
+        stop::Status status;
+        std::unique_ptr<IterationMonitor> monitor;
+        double residual_norm = 0;
+    };
+
+    /**
+     * Solves the columns of b into x and fills `statuses` (one per column), telling the loggers of each
+     * column's end. This default solves one column after another through iterate(); a solver that
+     * iterates several columns together overrides it with the steps below.
+     */
+    virtual void solve(const vector_type& b, vector_type& x, std::vector<stop::Status>& statuses) const;
+    /// Checks b and the initial guess of column `column`; the result still iterates (with r = b - A x)
+    /// unless b is zero or non-finite or x already meets the tolerance.
+    ColumnSolve begin_column(size_type column, const vector_type& b, vector_type& x, vector_type& r) const;
+    /// Whether `solve` may start another iterate() (the budget is not spent); finishes it otherwise.
+    bool may_iterate(ColumnSolve& solve) const;
+    /// Turns the outcome of iterate() into the status, or restarts from the true residual (left in r).
+    void end_iterate(ColumnSolve& solve, const IterationOutcome& outcome, const vector_type& b,
+                     const vector_type& x, vector_type& r) const;
+    /// Tells the loggers that column `status.column` ended, `seconds` after its solve began.
+    void report_column_end(const ColumnSolve& solve, double seconds) const;
+
 private:
-    void solve_column(size_type column, const vector_type& b, vector_type& x, vector_type& r,
-                      stop::Status& status) const;
 
     std::string name_;
     /// "<name>::apply", built once for the operand checks of every apply.
