@@ -12,6 +12,7 @@
 #include "larch/batch/gauss_huard.hpp"
 #include "larch/batch/norms.hpp"
 
+#include "core/components/format_helpers.hpp"
 #include "core/components/instantiation.hpp"
 #include "core/components/prefix_sum_kernels.hpp"
 #include "core/preconditioner/block_jacobi_kernels.hpp"
@@ -87,21 +88,12 @@ BlockJacobi<V, I>::BlockJacobi(std::shared_ptr<const Executor> exec, const param
 
 namespace {
 
-/// The last entry of a device array (a prefix sum's total), copied to the host.
-std::int64_t last_entry(const array<std::int64_t>& values)
-{
-    std::int64_t value = 0;
-    const auto& exec = values.get_executor();
-    exec->get_host()->copy_from(*exec, sizeof value, values.get_const_data() + values.get_size() - 1, &value);
-    return value;
-}
-
 /// Turns per-block byte counts (num_blocks + 1 entries, a spare last one) into offsets; returns the total.
 std::int64_t bytes_to_offsets(array<std::int64_t>& byte_offsets)
 {
     const auto exec = byte_offsets.get_executor();
     LARCH_RUN_KERNEL(exec, components::prefix_sum, byte_offsets.get_data(), byte_offsets.get_size());
-    return last_entry(byte_offsets);
+    return detail::copy_element_to_host(exec, byte_offsets.get_const_data() + byte_offsets.get_size() - 1);
 }
 
 }  // namespace
