@@ -3,6 +3,8 @@
 
 #include <cstdint>
 
+#include "larch/base/process_group.hpp"
+
 namespace larch {
 namespace {
 
@@ -69,15 +71,27 @@ void LinOp::validate_apply(const char* operation, const LinOp& b, const LinOp& x
     }
 }
 
+void LinOp::check_operands(ptr_param<const LinOp> b, ptr_param<LinOp> x) const
+{
+    const auto group = get_apply_group();
+    // Inside a solve over the same group (its ReductionScope) the operands are the solver's own vectors,
+    // whose sizes the solver's apply already checked together: no collective per matrix apply.
+    if (!group || group == current_reduction_group()) {
+        validate_apply("apply", *b, *x);
+        return;
+    }
+    group->check_on_every_process([&] { validate_apply("apply", *b, *x); });
+}
+
 void LinOp::apply(ptr_param<const LinOp> b, ptr_param<LinOp> x) const
 {
-    validate_apply("apply", *b, *x);
+    check_operands(b, x);
     apply_impl(*b, *x);
 }
 
 void LinOp::apply(double alpha, ptr_param<const LinOp> b, double beta, ptr_param<LinOp> x) const
 {
-    validate_apply("apply", *b, *x);
+    check_operands(b, x);
     apply_impl(alpha, *b, beta, *x);
 }
 

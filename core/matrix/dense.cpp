@@ -3,6 +3,7 @@
 
 #include <string>
 
+#include "core/base/reduction_completion.hpp"
 #include "core/components/instantiation.hpp"
 #include "core/components/format_helpers.hpp"
 #include "core/matrix/dense_kernels.hpp"
@@ -295,6 +296,7 @@ void Dense<T>::compute_dot(const Dense& b, array<T>& result, array<T>& workspace
     check_result("compute_dot", result);
     check_workspace("compute_dot", workspace);
     LARCH_RUN_KERNEL(get_executor(), dense::compute_dot, *this, b, result, workspace);
+    detail::complete_sums(*get_executor(), result.get_data(), get_size().cols);
 }
 
 template <typename T>
@@ -318,6 +320,7 @@ void Dense<T>::compute_norm2(array<T>& result, array<T>& workspace) const
     check_result("compute_norm2", result);
     check_workspace("compute_norm2", workspace);
     LARCH_RUN_KERNEL(get_executor(), dense::compute_norm2, *this, result, workspace);
+    detail::complete_norms(*get_executor(), result.get_data(), get_size().cols);
 }
 
 template <typename T>

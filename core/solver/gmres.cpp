@@ -7,6 +7,7 @@
 #include <cmath>
 #include <vector>
 
+#include "core/base/reduction_completion.hpp"
 #include "core/components/instantiation.hpp"
 #include "core/solver/gram_schmidt_kernels.hpp"
 
@@ -90,6 +91,7 @@ IterationOutcome Gmres<T>::iterate(const matrix::Dense<T>& b, matrix::Dense<T>& 
                 auto coefficients = Dense::create(
                     exec, dim2{j + 1, 1}, array<T>::view(exec, j + 1, passes->get_values() + pass * (m + 1)), 1);
                 LARCH_RUN_KERNEL(exec, gram_schmidt::project, *used, *w, *coefficients);
+                detail::complete_sums(*exec, coefficients->get_values(), j + 1);
                 LARCH_RUN_KERNEL(exec, gram_schmidt::subtract, *used, *coefficients, *w);
             }
             const auto coefficients = passes->copy_to_host();

@@ -12,6 +12,8 @@
 
 namespace larch {
 
+class ProcessGroup;
+
 /**
  * A non-owning reference to an operand that accepts whatever the caller holds: a reference, a raw
  * pointer, a shared_ptr or a unique_ptr. A null pointer throws BadInput when used.
@@ -104,11 +106,19 @@ protected:
     /// matrices, which are never an apply's x) keep the empty default.
     virtual memory_span get_memory_span() const noexcept { return {}; }
 
+    /// The processes that apply this operator together (operators spread over processes, and solvers on
+    /// them), or null. With a group, apply's operand checks are collective: bad operands on one process
+    /// make apply throw on every process of the group (ProcessGroup::check_on_every_process), never leave
+    /// the others waiting for it.
+    virtual const ProcessGroup* get_apply_group() const noexcept { return nullptr; }
+
     virtual void apply_impl(const LinOp& b, LinOp& x) const = 0;
     virtual void apply_impl(double alpha, const LinOp& b, double beta, LinOp& x) const = 0;
 
 private:
     void validate_apply(const char* operation, const LinOp& b, const LinOp& x) const;
+    /// validate_apply, on every process of get_apply_group() together where there is one.
+    void check_operands(ptr_param<const LinOp> b, ptr_param<LinOp> x) const;
 
     std::shared_ptr<const Executor> exec_;
     dim2 size_;

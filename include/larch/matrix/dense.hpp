@@ -18,6 +18,9 @@ namespace matrix {
  * As a LinOp it computes x = A b (GEMM). BLAS-1 operations work column by column with host scalars;
  * reductions (dot, norm2) return one host value per column. All operations run on reference, omp, cuda
  * and hip. Throws DimensionMismatch for operands whose sizes differ.
+ * Inside a ReductionScope (larch/base/process_group.hpp: a solve on a distributed operator) the rows are
+ * this process's block of a vector spread over a process group, and dot and norm2 return the whole vector's
+ * values, identical on every process (collective then: every process of the group must call them).
  */
 template <typename T>
 class Dense : public LinOp {
