@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <cmath>
 
+#include "core/base/reduction_completion.hpp"
 #include "core/components/instantiation.hpp"
 #include "core/solver/gram_schmidt_kernels.hpp"
 #include "core/solver/shadow_space_kernels.hpp"
@@ -23,7 +24,15 @@ Idr<T>::Idr(std::shared_ptr<const Executor> exec, const parameters_type& paramet
                  "Idr::generate: kappa must lie in [0, 1], got " + std::to_string(parameters.kappa));
     using Dense = matrix::Dense<T>;
     const auto n = this->get_size().rows;
-    const auto s = std::min(parameters.subspace_dim, n);
+    // On an operator spread over processes the shadow vectors span the whole vector: each process holds
+    // their entries of its rows, and they are orthonormalized over all of them.
+    const auto group = this->get_reduction_group();
+    ReductionScope reductions{group};
+    std::vector<double> global_rows{static_cast<double>(n)};
+    if (group) {
+        group->sum(global_rows);
+    }
+    const auto s = std::min(parameters.subspace_dim, static_cast<size_type>(global_rows.front()));
     shadow_rows_ = Dense::create(exec, dim2{s, n});
     LARCH_RUN_KERNEL(exec, shadow_space::fill_random, parameters.seed, *shadow_rows_);
     // Orthonormalized row by row with two classical Gram-Schmidt passes against the rows before (twice, so
@@ -39,6 +48,7 @@ Idr<T>::Idr(std::shared_ptr<const Executor> exec, const parameters_type& paramet
                 Dense::create(exec, dim2{k, 1}, array<T>::view(exec, k, coefficients->get_values()), 1);
             for (int pass = 0; pass < 2; ++pass) {
                 LARCH_RUN_KERNEL(exec, gram_schmidt::project, *previous, *row, *projection);
+                detail::complete_sums(*exec, projection->get_values(), k);
                 LARCH_RUN_KERNEL(exec, gram_schmidt::subtract, *previous, *projection, *row);
             }
         }

@@ -102,11 +102,17 @@ IterativeSolver<T>::IterativeSolver(std::shared_ptr<const Executor> exec,
     if (!exec->memory_accessible(*system_matrix_->get_executor())) {
         system_matrix_ = share(system_matrix_->clone_to(exec));
     }
+    // On a matrix spread over processes: reductions over the group, the preconditioner on the local block.
+    const auto split = dynamic_cast<const SplitOperator*>(system_matrix_.get());
+    if (split) {
+        group_ = split->get_process_group();
+    }
     LARCH_ENSURE(!(parameters.preconditioner && parameters.generated_preconditioner), BadInput,
                  name_ + "::generate: both a preconditioner factory and a generated preconditioner "
                          "were given; pass only one");
     if (parameters.preconditioner) {
-        preconditioner_ = share(parameters.preconditioner.on(exec)->generate(system_matrix_));
+        preconditioner_ =
+            share(parameters.preconditioner.on(exec)->generate(split ? split->get_local_block() : system_matrix_));
     } else if (parameters.generated_preconditioner) {
         preconditioner_ = parameters.generated_preconditioner;
         LARCH_ENSURE(preconditioner_->get_size() == size, DimensionMismatch,
@@ -167,6 +173,8 @@ stop::Status IterativeSolver<T>::get_status(size_type column) const
 template <typename T>
 void IterativeSolver<T>::precondition(const vector_type& r, vector_type& z) const
 {
+    // The preconditioner works on this process's rows alone (block-Jacobi on the local block).
+    ReductionScope local{nullptr};
     if (preconditioner_) {
         preconditioner_->apply(r, z);
     } else {
@@ -192,6 +200,8 @@ void IterativeSolver<T>::apply_impl(const LinOp& b, LinOp& x) const
 {
     const auto& dense_b = as<const vector_type>(b, apply_context_.c_str());
     auto& dense_x = as<vector_type>(x, apply_context_.c_str());
+    // Without a group too: a solver on a local matrix inside a distributed solve reduces locally.
+    ReductionScope reductions{group_.get()};
     const auto num_columns = dense_b.get_size().cols;
     const auto start = clock_type::now();
     for (const auto& logger : loggers_) {

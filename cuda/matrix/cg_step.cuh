@@ -53,6 +53,20 @@ struct CgFinishStep {
     }
 };
 
+/// finish(col): records the column's step from its sum of squares over all processes (a distributed solve).
+template <typename T>
+struct CgFinishFromSums {
+    T* state;
+    size_type cols;
+    size_type slot;
+    const T* sums_of_squares;
+
+    __device__ void operator()(std::int64_t col) const
+    {
+        cg_rules::finish_step(state, cols, static_cast<size_type>(col), slot, sums_of_squares[col]);
+    }
+};
+
 /// p = z + beta p for the columns cg_rules::updates_direction names (one thread per entry).
 template <typename T>
 struct CgDirectionEntries {

@@ -5,6 +5,7 @@
 #include <limits>
 
 #include "core/matrix/dense_kernels.hpp"
+#include "core/base/reduction_completion.hpp"
 #include "cuda/base/runtime.hpp"
 #include "cuda/components/launch.cuh"
 #include "cuda/components/reduction.cuh"
@@ -400,13 +401,24 @@ void cg_step_solution(const DefaultExecutor& exec, const matrix::Dense<T>& p, co
 {
     const auto size = x.get_size();
     const auto result = state.get_data() + (cg_state::norms + slot) * size.cols;
-    reduce_columns(exec, size.rows, size.cols,
-                   CgSolutionEntry<T>{state.get_const_data(), size.cols, x.get_values(),
-                                      static_cast<index64>(x.get_stride()), r.get_values(),
-                                      static_cast<index64>(r.get_stride()), p.get_const_values(),
-                                      static_cast<index64>(p.get_stride()), q.get_const_values(),
-                                      static_cast<index64>(q.get_stride())},
-                   warp::Sum{}, T{0}, CgFinishStep<T>{state.get_data(), size.cols, slot}, result, workspace);
+    const CgSolutionEntry<T> entry{state.get_const_data(), size.cols, x.get_values(),
+                                   static_cast<index64>(x.get_stride()), r.get_values(),
+                                   static_cast<index64>(r.get_stride()), p.get_const_values(),
+                                   static_cast<index64>(p.get_stride()), q.get_const_values(),
+                                   static_cast<index64>(q.get_stride())};
+    if (!::larch::current_reduction_group()) {
+        reduce_columns(exec, size.rows, size.cols, entry, warp::Sum{}, T{0},
+                       CgFinishStep<T>{state.get_data(), size.cols, slot}, result, workspace);
+        return;
+    }
+    // A distributed solve: this process's sums of squares, completed over the group on the host, then the
+    // columns' decisions from the totals.
+    array<T> sums{exec.shared_from_this(), size.cols};
+    reduce_columns(exec, size.rows, size.cols, entry, warp::Sum{}, T{0}, KeepTotal{}, sums.get_data(), workspace);
+    ::larch::detail::complete_sums(exec, sums.get_data(), size.cols);
+    launch_for_each(exec, static_cast<index64>(size.cols),
+                    CgFinishFromSums<T>{state.get_data(), size.cols, slot, sums.get_const_data()},
+                    "launch of dense::cg_step_solution's finish");
 }
 
 template <typename T>

@@ -1,6 +1,7 @@
 // OpenMP kernels of matrix::Dense: element-wise operations in parallel over rows, reductions in parallel
 // over the rows of one column at a time, in a fixed order (the same result on any number of threads).
 #include "core/matrix/dense_kernels.hpp"
+#include "core/base/reduction_completion.hpp"
 #include "core/matrix/cg_step_rules.hpp"
 
 #include "omp/components/fixed_order_sum.hpp"
@@ -140,7 +141,7 @@ void compute_norm2(const DefaultExecutor&, const matrix::Dense<T>& a, array<T>& 
 }
 
 template <typename T>
-void cg_step_solution(const DefaultExecutor&, const matrix::Dense<T>& p, const matrix::Dense<T>& q,
+void cg_step_solution(const DefaultExecutor& exec, const matrix::Dense<T>& p, const matrix::Dense<T>& q,
                       matrix::Dense<T>& x, matrix::Dense<T>& r, size_type slot, array<T>& state,
                       array<T>&)
 {
@@ -148,18 +149,23 @@ void cg_step_solution(const DefaultExecutor&, const matrix::Dense<T>& p, const m
     // and r are read and written in the same pass as the residual's sum of squares.
     const auto cols = x.get_size().cols;
     const auto rows = static_cast<std::ptrdiff_t>(x.get_size().rows);
+    std::vector<T> sums_of_squares(cols);
     for (size_type col = 0; col < cols; ++col) {
         if (!cg_rules::is_running(state.get_const_data(), cols, col)) {
             continue;
         }
         const auto alpha = cg_rules::step_length(state.get_const_data(), cols, col);
-        const auto sum_of_squares = components::fixed_order_sum<T>(rows, [&](std::ptrdiff_t row) {
+        sums_of_squares[col] = components::fixed_order_sum<T>(rows, [&](std::ptrdiff_t row) {
             auto& r_entry = r.get_values()[row * r.get_stride() + col];
             x.get_values()[row * x.get_stride() + col] += alpha * p.get_const_values()[row * p.get_stride() + col];
             r_entry -= alpha * q.get_const_values()[row * q.get_stride() + col];
             return r_entry * r_entry;
         });
-        cg_rules::finish_step(state.get_data(), cols, col, slot, sum_of_squares);
+    }
+    // Over every process's rows in a distributed solve, before any column decides to stop.
+    ::larch::detail::complete_sums(exec, sums_of_squares.data(), cols);
+    for (size_type col = 0; col < cols; ++col) {
+        cg_rules::finish_step(state.get_data(), cols, col, slot, sums_of_squares[col]);
     }
 }
 

@@ -1,6 +1,7 @@
 // Reference kernels of matrix::Dense: the plainest loops over rows and columns, the specification the other
 // backends are tested against.
 #include "core/matrix/dense_kernels.hpp"
+#include "core/base/reduction_completion.hpp"
 #include "core/matrix/cg_step_rules.hpp"
 
 #include <cmath>
@@ -122,24 +123,28 @@ void compute_norm2(const DefaultExecutor&, const matrix::Dense<T>& a, array<T>& 
 }
 
 template <typename T>
-void cg_step_solution(const DefaultExecutor&, const matrix::Dense<T>& p, const matrix::Dense<T>& q,
+void cg_step_solution(const DefaultExecutor& exec, const matrix::Dense<T>& p, const matrix::Dense<T>& q,
                       matrix::Dense<T>& x, matrix::Dense<T>& r, size_type slot, array<T>& state,
                       array<T>&)
 {
     const auto cols = x.get_size().cols;
+    std::vector<T> sums_of_squares(cols);
     for (size_type col = 0; col < cols; ++col) {
         if (!cg_rules::is_running(state.get_const_data(), cols, col)) {
             continue;
         }
         const auto alpha = cg_rules::step_length(state.get_const_data(), cols, col);
-        T sum_of_squares{};
         for (size_type row = 0; row < x.get_size().rows; ++row) {
             auto& r_entry = r.get_values()[row * r.get_stride() + col];
             x.get_values()[row * x.get_stride() + col] += alpha * p.get_const_values()[row * p.get_stride() + col];
             r_entry -= alpha * q.get_const_values()[row * q.get_stride() + col];
-            sum_of_squares += r_entry * r_entry;
+            sums_of_squares[col] += r_entry * r_entry;
         }
-        cg_rules::finish_step(state.get_data(), cols, col, slot, sum_of_squares);
+    }
+    // Over every process's rows in a distributed solve, before any column decides to stop.
+    ::larch::detail::complete_sums(exec, sums_of_squares.data(), cols);
+    for (size_type col = 0; col < cols; ++col) {
+        cg_rules::finish_step(state.get_data(), cols, col, slot, sums_of_squares[col]);
     }
 }
 

@@ -10,6 +10,7 @@
 
 #include "larch/base/enable_factory.hpp"
 #include "larch/base/lin_op.hpp"
+#include "larch/base/process_group.hpp"
 #include "larch/log/convergence.hpp"
 #include "larch/matrix/dense.hpp"
 #include "larch/stop/criterion.hpp"
@@ -153,6 +154,11 @@ struct IterationOutcome {
  * the recursive residual meets the tolerance the true residual is recomputed, and if it does not meet it the
  * iteration restarts from it (at most max_residual_replacements times, shared with breakdown restarts). The
  * status reports the true residual; NaN/Inf stops with Reason::non_finite, never "converged".
+ *
+ * On a system matrix spread over processes (a SplitOperator such as distributed::Matrix) the same algorithms
+ * run on every process over its block of rows: apply completes every dot product and norm over the
+ * process group (a ReductionScope), so all processes see the same scalars and take the same branches, and a
+ * preconditioner factory is generated on the process's local diagonal block.
  */
 template <typename T>
 class IterativeSolver : public LinOp {
@@ -202,6 +208,9 @@ protected:
 
     void apply_impl(const LinOp& b, LinOp& x) const override;
     void apply_impl(double alpha, const LinOp& b, double beta, LinOp& x) const override;
+    const ProcessGroup* get_apply_group() const noexcept override { return group_.get(); }
+    /// The group this solver's reductions complete over (null on a local system matrix).
+    const ProcessGroup* get_reduction_group() const noexcept { return group_.get(); }
 
     /**
      * The algorithm: iterates from x, with r = b - A x on entry (norm `residual_norm`), until the monitor
@@ -250,6 +259,7 @@ private:
     std::string apply_context_;
     std::shared_ptr<const LinOp> system_matrix_;
     std::shared_ptr<const LinOp> preconditioner_;
+    std::shared_ptr<const ProcessGroup> group_;
     stop::Criteria criteria_;
     size_type max_residual_replacements_;
     std::vector<std::shared_ptr<log::Logger>> loggers_;
