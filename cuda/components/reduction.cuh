@@ -67,6 +67,44 @@ __global__ void __launch_bounds__(reduction_block_size)
     }
 }
 
+/// Stage 1 for 2, 4, 8, 16 or 32 columns: the threads stride over the (row, col) pairs in row-major order,
+/// so a warp reads consecutive entries of a row-major block (coalesced) where the kernel above reads one
+/// column's entries a row apart (a 64-byte row of 8 doubles costs a 32-byte sector per 8 useful bytes,
+/// column after column). The column count divides the block and the grid, so thread t always meets
+/// column t % cols; lanes of one column are combined by shuffles, then the block's warps in order. One
+/// partial result per block and column, as above.
+template <typename T, typename Entry, typename Op>
+__global__ void __launch_bounds__(reduction_block_size)
+    reduce_interleaved_columns_partial(std::int64_t rows, int cols, Entry entry, Op op, T identity,
+                                       T* partials)
+{
+    const std::int64_t pairs = rows * cols;
+    const int col = static_cast<int>(threadIdx.x) % cols;
+    T partial = identity;
+    for (std::int64_t pair = std::int64_t{blockIdx.x} * blockDim.x + threadIdx.x; pair < pairs;
+         pair += std::int64_t{gridDim.x} * blockDim.x) {
+        partial = op(partial, entry(pair / cols, col));
+    }
+    // Lanes l and l ^ offset meet the same column for every offset >= cols.
+    for (int offset = 16; offset >= cols; offset /= 2) {
+        partial = op(partial, warp::shuffle_xor<32>(partial, offset));
+    }
+    constexpr int num_groups = reduction_block_size / 32;
+    __shared__ T group_results[num_groups][32];
+    const int lane = warp::rank<32>();
+    if (lane < cols) {
+        group_results[warp::subwarp_id_in_block<32>()][lane] = partial;
+    }
+    __syncthreads();
+    if (threadIdx.x < cols) {
+        T total = group_results[0][threadIdx.x];
+        for (int group = 1; group < num_groups; ++group) {
+            total = op(total, group_results[group][threadIdx.x]);
+        }
+        partials[std::int64_t{threadIdx.x} * gridDim.x + blockIdx.x] = total;
+    }
+}
+
 /// Stage 2: one block per column combines its partial results; result[col] = finalize(col, total).
 template <typename T, typename Op, typename Finalize>
 __global__ void __launch_bounds__(reduction_block_size)
@@ -94,10 +132,26 @@ struct KeepTotal {
     }
 };
 
+/// Where entry(row, col) lies: `row_major` for a row-major block (entry (row, col + 1) next to (row, col)),
+/// `column_major` where each column is contiguous (entry (row + 1, col) next to (row, col)).
+enum class EntryLayout { row_major, column_major };
+
+/// Whether reduce_columns reads the entries as row-major (row, col) pairs: a row-major layout of 2..32
+/// columns, a power of two.
+inline bool reduces_interleaved_columns(std::int64_t cols, EntryLayout layout)
+{
+    return layout == EntryLayout::row_major && cols >= 2 && cols <= 32 && (cols & (cols - 1)) == 0;
+}
+
 /// The number of partial results per column that reduce_columns uses for `rows` x `cols` on `exec`.
 inline std::int64_t reduction_partials_per_column(const GpuExecutor& exec, std::int64_t rows,
-                                                  std::int64_t cols)
+                                                  std::int64_t cols,
+                                                  EntryLayout layout = EntryLayout::row_major)
 {
+    if (reduces_interleaved_columns(cols, layout)) {
+        return std::min<std::int64_t>(max_partials_per_column,
+                                      grid_stride_num_blocks(exec, rows * cols, reduction_block_size));
+    }
     return std::min<std::int64_t>(
         max_partials_per_column,
         std::max<std::int64_t>(1, grid_stride_num_blocks(exec, rows, reduction_block_size) /
@@ -106,34 +160,44 @@ inline std::int64_t reduction_partials_per_column(const GpuExecutor& exec, std::
 
 /**
  * result[col] = finalize(col, op(entry(0, col), ..., entry(rows - 1, col))) for every col < cols, with
- * `result` in device memory. Two launches (blocks over rows on x and columns on y, then one block per
- * column over the partial results) and a workspace of at most 1024 values per column, taken from
- * `workspace` (enlarged only when too small, so a caller that keeps it allocates once). `entry` and
- * `finalize` are functors with `__device__ T operator()(std::int64_t, std::int64_t)` and
- * `__device__ T operator()(std::int64_t col, T total)`; `entry` is called exactly once per (row, col) in
+ * `result` in device memory. Two launches (blocks over rows on x and columns on y, or over the row-major
+ * (row, col) pairs for 2..32 columns in a power of two; then one block per column over the partial
+ * results) and a workspace of at most 1024 values per column, taken from `workspace` (enlarged only
+ * when too small, so a caller that keeps it allocates once). `entry` and `finalize` are functors with
+ * `__device__ T operator()(std::int64_t, std::int64_t)` and `__device__ T operator()(std::int64_t col, T
+ * total)`; `entry` is called exactly once per (row, col) in
  * the first launch and `finalize` once per column in the second, so either may also write memory.
- * Deterministic for a given device: the grid depends only on the sizes and the device. A plain reduction
- * is the case cols == 1.
+ * Deterministic for a given device: the grid depends only on the sizes, the layout and the device. A
+ * plain reduction is the case cols == 1. `layout` says how the entries lie in memory, so that the reads
+ * coalesce.
  */
 template <typename T, typename Entry, typename Op, typename Finalize>
 void reduce_columns(const GpuExecutor& exec, std::int64_t rows, std::int64_t cols, Entry entry,
-                    Op op, T identity, Finalize finalize, T* result, array<T>& workspace)
+                    Op op, T identity, Finalize finalize, T* result, array<T>& workspace,
+                    EntryLayout layout = EntryLayout::row_major)
 {
     if (cols == 0) {
         return;
     }
     constexpr std::int64_t max_grid_y = 65535;
-    const auto blocks_per_column = reduction_partials_per_column(exec, rows, cols);
+    const auto blocks_per_column = reduction_partials_per_column(exec, rows, cols, layout);
     const std::int64_t column_blocks = std::min(cols, max_grid_y);
     const auto needed = static_cast<size_type>(blocks_per_column * cols);
     if (workspace.get_size() < needed) {
         workspace.resize_and_reset(needed);
     }
-    reduce_columns_partial<<<dim3(static_cast<unsigned>(blocks_per_column),
-                                  static_cast<unsigned>(column_blocks)),
-                             reduction_block_size>>>(rows, cols, entry, op, identity,
-                                                     workspace.get_data());
-    LARCH_LAUNCH_CHECK("components::reduce_columns_partial");
+    if (reduces_interleaved_columns(cols, layout)) {
+        reduce_interleaved_columns_partial<<<static_cast<unsigned>(blocks_per_column),
+                                             reduction_block_size>>>(rows, static_cast<int>(cols), entry, op,
+                                                                      identity, workspace.get_data());
+        LARCH_LAUNCH_CHECK("components::reduce_interleaved_columns_partial");
+    } else {
+        reduce_columns_partial<<<dim3(static_cast<unsigned>(blocks_per_column),
+                                      static_cast<unsigned>(column_blocks)),
+                                 reduction_block_size>>>(rows, cols, entry, op, identity,
+                                                         workspace.get_data());
+        LARCH_LAUNCH_CHECK("components::reduce_columns_partial");
+    }
     reduce_columns_final<<<static_cast<unsigned>(column_blocks), reduction_block_size>>>(
         blocks_per_column, cols, workspace.get_const_data(), op, identity, finalize, result);
     LARCH_LAUNCH_CHECK("components::reduce_columns_final");
@@ -142,10 +206,11 @@ void reduce_columns(const GpuExecutor& exec, std::int64_t rows, std::int64_t col
 /// As above with a workspace of its own (from the executor's stream-ordered pool).
 template <typename T, typename Entry, typename Op, typename Finalize>
 void reduce_columns(const GpuExecutor& exec, std::int64_t rows, std::int64_t cols, Entry entry,
-                    Op op, T identity, Finalize finalize, T* result)
+                    Op op, T identity, Finalize finalize, T* result,
+                    EntryLayout layout = EntryLayout::row_major)
 {
     array<T> workspace{exec.shared_from_this()};
-    reduce_columns(exec, rows, cols, entry, op, identity, finalize, result, workspace);
+    reduce_columns(exec, rows, cols, entry, op, identity, finalize, result, workspace, layout);
 }
 
 }  // namespace LARCH_DEVICE_NAMESPACE

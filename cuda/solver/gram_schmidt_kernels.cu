@@ -58,7 +58,7 @@ void project(const DefaultExecutor& exec, const matrix::Dense<T>& basis, const m
     reduce_columns(exec, static_cast<index64>(size.cols), static_cast<index64>(size.rows),
                    BasisProduct<T>{basis.get_const_values(), static_cast<index64>(basis.get_stride()),
                                    w.get_const_values(), static_cast<index64>(w.get_stride())},
-                   warp::Sum{}, T{0}, KeepTotal{}, coefficients.get_values());
+                   warp::Sum{}, T{0}, KeepTotal{}, coefficients.get_values(), EntryLayout::column_major);
 }
 
 template <typename T>

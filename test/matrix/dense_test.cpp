@@ -211,12 +211,13 @@ TEST_P(DenseOnEveryExecutor, HandlesEmptyAndOneByOneMatrices)
 
 template <typename V>
 void check_random_against_reference(const std::shared_ptr<const larch::Executor>& exec,
-                                    std::uint32_t seed)
+                                    std::uint32_t seed, size_type cols, size_type padding)
 {
     using larch::test::gamma;
     SCOPED_TRACE(larch::test::seed_trace(seed));
+    SCOPED_TRACE(std::to_string(cols) + " columns, rows padded by " + std::to_string(padding));
     const auto reference = larch::make_executor("reference");
-    const dim2 size{257, 3};
+    const dim2 size{257, cols};
     const auto x_host = larch::test::generate_random_values<V>(size, seed);
     const auto b_host = larch::test::generate_random_values<V>(size, seed + 1);
     std::vector<std::vector<V>> updated;
@@ -224,8 +225,8 @@ void check_random_against_reference(const std::shared_ptr<const larch::Executor>
     std::vector<std::vector<V>> norms;
     for (const auto& on : {reference, exec}) {
         SCOPED_TRACE("executor " + on->get_name());
-        auto x = larch::test::create_dense(on, size, x_host, 5);
-        auto b = larch::test::create_dense(on, size, b_host, 4);
+        auto x = larch::test::create_dense(on, size, x_host, cols + padding);
+        auto b = larch::test::create_dense(on, size, b_host, cols + 2 * padding);
         x->add_scaled(V(0.75), *b);
         x->scale_add(V(-0.5), *b);
         x->scale(V(1.25));
@@ -267,8 +268,13 @@ void check_random_against_reference(const std::shared_ptr<const larch::Executor>
 TEST_P(DenseOnEveryExecutor, Blas1MatchesReferenceOnRandomStridedMatrices)
 {
     LARCH_EXECUTOR_OR_SKIP(exec, GetParam());
-    check_random_against_reference<float>(exec, 11);
-    check_random_against_reference<double>(exec, 12);
+    // 1 column, powers of two (read as row-major pairs on GPUs) and others, contiguous and strided rows.
+    for (const size_type cols : {1, 2, 3, 8, 32, 33}) {
+        for (const size_type padding : {0, 1}) {
+            check_random_against_reference<float>(exec, 11, cols, padding);
+            check_random_against_reference<double>(exec, 12, cols, padding);
+        }
+    }
 }
 
 TEST_P(DenseOnEveryExecutor, ReductionsWithAReusedWorkspaceEqualTheAllocatingOnes)
