@@ -3,10 +3,10 @@
 
 #include <algorithm>
 #include <cmath>
-#include <limits>
 
 #include "core/components/instantiation.hpp"
 #include "core/matrix/dense_kernels.hpp"
+#include "core/solver/threshold_below.hpp"
 
 namespace larch {
 namespace solver {
@@ -59,18 +59,6 @@ IterationOutcome breakdown_outcome(double rho, double p_q)
     return {stop::Reason::breakdown, "Cg: p^T A p = 0 (A is not definite)"};
 }
 
-/// The largest T not above `threshold`, so that a norm of type T meets it on the executor exactly when
-/// its double value meets it on the host.
-template <typename T>
-T threshold_below(double threshold)
-{
-    auto value = static_cast<T>(threshold);
-    while (static_cast<double>(value) > threshold) {
-        value = std::nextafter(value, -std::numeric_limits<T>::infinity());
-    }
-    return value;
-}
-
 }  // namespace
 
 template <typename T>
@@ -84,41 +72,10 @@ IterationOutcome Cg<T>::iterate(const matrix::Dense<T>& b, matrix::Dense<T>& x, 
 template <typename T>
 void Cg<T>::solve(const matrix::Dense<T>& b, matrix::Dense<T>& x, std::vector<stop::Status>& statuses) const
 {
-    const auto start = std::chrono::steady_clock::now();
-    const auto cols = statuses.size();
-    auto r = matrix::Dense<T>::create(this->get_executor(), dim2{this->get_size().rows, cols});
-    // Columns that never iterate keep r = 0, so the block's products stay finite there.
-    r->fill(T{});
-    std::vector<typename IterativeSolver<T>::ColumnSolve> columns;
-    for (size_type col = 0; col < cols; ++col) {
-        columns.push_back(this->begin_column(col, *b.create_const_column_view(col), *x.create_column_view(col),
-                                             *r->create_column_view(col)));
-    }
-    // Each round iterates the columns that still run, every one from its true residual (a restart).
-    while (true) {
-        std::vector<IterationMonitor*> monitors(cols, nullptr);
-        for (auto& column : columns) {
-            if (this->may_iterate(column)) {
-                monitors[column.column] = column.monitor.get();
-            }
-        }
-        if (std::all_of(monitors.begin(), monitors.end(), [](IterationMonitor* m) { return m == nullptr; })) {
-            break;
-        }
-        const auto outcomes = iterate_columns(x, *r, monitors);
-        for (size_type col = 0; col < cols; ++col) {
-            if (monitors[col]) {
-                this->end_iterate(columns[col], outcomes[col], *b.create_const_column_view(col),
-                                  *x.create_column_view(col), *r->create_column_view(col));
-            }
-        }
-    }
-    this->get_executor()->synchronize();
-    const auto seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
-    for (size_type col = 0; col < cols; ++col) {
-        this->report_column_end(columns[col], seconds);
-        statuses[col] = std::move(columns[col].status);
-    }
+    this->solve_together(b, x, statuses, [this](matrix::Dense<T>& x_block, matrix::Dense<T>& r_block,
+                                                const std::vector<IterationMonitor*>& monitors) {
+        return iterate_columns(x_block, r_block, monitors);
+    });
 }
 
 template <typename T>

@@ -355,6 +355,47 @@ void IterativeSolver<T>::end_iterate(ColumnSolve& solve, const IterationOutcome&
 }
 
 template <typename T>
+void IterativeSolver<T>::solve_together(const vector_type& b, vector_type& x, std::vector<stop::Status>& statuses,
+                                        const ColumnsIteration& iterate_columns) const
+{
+    const auto start = clock_type::now();
+    const auto cols = statuses.size();
+    auto r = vector_type::create(get_executor(), dim2{get_size().rows, cols});
+    // Columns that never iterate keep r = 0, so the block's products stay finite there.
+    r->fill(T{});
+    std::vector<ColumnSolve> columns;
+    for (size_type col = 0; col < cols; ++col) {
+        columns.push_back(begin_column(col, *b.create_const_column_view(col), *x.create_column_view(col),
+                                       *r->create_column_view(col)));
+    }
+    // Each round iterates the columns that still run, every one from its true residual (a restart).
+    while (true) {
+        std::vector<IterationMonitor*> monitors(cols, nullptr);
+        for (auto& column : columns) {
+            if (may_iterate(column)) {
+                monitors[column.column] = column.monitor.get();
+            }
+        }
+        if (std::all_of(monitors.begin(), monitors.end(), [](IterationMonitor* m) { return m == nullptr; })) {
+            break;
+        }
+        const auto outcomes = iterate_columns(x, *r, monitors);
+        for (size_type col = 0; col < cols; ++col) {
+            if (monitors[col]) {
+                end_iterate(columns[col], outcomes[col], *b.create_const_column_view(col), *x.create_column_view(col),
+                            *r->create_column_view(col));
+            }
+        }
+    }
+    get_executor()->synchronize();
+    const auto seconds = seconds_since(start);
+    for (size_type col = 0; col < cols; ++col) {
+        report_column_end(columns[col], seconds);
+        statuses[col] = std::move(columns[col].status);
+    }
+}
+
+template <typename T>
 void IterativeSolver<T>::report_column_end(const ColumnSolve& solve, double seconds) const
 {
     for (const auto& logger : loggers_) {

@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "larch/generate/problems.hpp"
+#include "test/solver/column_solves.hpp"
 #include "test/solver/solver_test_utils.hpp"
 #include "test/utils/executors.hpp"
 
@@ -15,54 +16,6 @@ namespace {
 using Dense = larch::matrix::Dense<double>;
 using larch::dim2;
 using larch::size_type;
-
-/// Solves the columns together and each alone with `solver`; expects the same x (bitwise, NaN for NaN),
-/// iteration count, restarts and status per column, and returns the statuses of the block solve.
-std::vector<larch::stop::Status> expect_columns_as_alone(const std::shared_ptr<const larch::Executor>& exec,
-                                                         larch::LinOp& solver,
-                                                         const std::vector<std::vector<double>>& b_columns,
-                                                         const std::vector<std::vector<double>>& x_columns)
-{
-    const auto n = b_columns.front().size();
-    const auto cols = b_columns.size();
-    auto block = [&](const std::vector<std::vector<double>>& columns) {
-        auto result = Dense::create(exec->get_host(), dim2{n, cols});
-        for (size_type row = 0; row < n; ++row) {
-            for (size_type col = 0; col < cols; ++col) {
-                result->get_values()[row * result->get_stride() + col] = columns[col][row];
-            }
-        }
-        return result->clone_dense(exec);
-    };
-    auto& cg = dynamic_cast<larch::solver::Cg<double>&>(solver);
-    auto b = block(b_columns);
-    auto x = block(x_columns);
-    cg.apply(b, x);
-    const auto statuses = cg.get_statuses();
-    EXPECT_EQ(statuses.size(), cols);
-    const auto x_host = x->clone_dense(exec->get_host());
-    for (size_type col = 0; col < cols && col < statuses.size(); ++col) {
-        SCOPED_TRACE("column " + std::to_string(col));
-        auto b_alone = Dense::create(exec, b_columns[col]);
-        auto x_alone = Dense::create(exec, x_columns[col]);
-        cg.apply(b_alone, x_alone);
-        const auto alone = cg.get_status();
-        EXPECT_EQ(statuses[col].reason, alone.reason);
-        EXPECT_EQ(statuses[col].message, alone.message);
-        EXPECT_EQ(statuses[col].iterations, alone.iterations);
-        EXPECT_EQ(statuses[col].residual_replacements, alone.residual_replacements);
-        const auto alone_host = x_alone->copy_to_host();
-        for (size_type row = 0; row < n; ++row) {
-            const auto value = x_host->at(row, col);
-            if (std::isnan(alone_host[row])) {
-                EXPECT_TRUE(std::isnan(value)) << "row " << row;
-            } else {
-                EXPECT_EQ(value, alone_host[row]) << "row " << row;
-            }
-        }
-    }
-    return statuses;
-}
 
 class CgColumns : public ::testing::TestWithParam<std::string> {};
 
@@ -95,7 +48,7 @@ TEST_P(CgColumns, EachColumnEndsAsWhenSolvedAlone)
                                          larch::stop::divergence(1.0, 1000))
                           .on(exec)
                           ->generate(a);
-        const auto statuses = expect_columns_as_alone(exec, *solver, b_columns, x_columns);
+        const auto statuses = larch::test::expect_columns_as_alone(exec, *solver, b_columns, x_columns);
         ASSERT_EQ(statuses.size(), cols);
         std::vector<size_type> iterations;
         for (const auto& status : statuses) {
@@ -137,7 +90,7 @@ TEST_P(CgColumns, BreakdownRestartsAndOverflowStayInTheirColumns)
                       .with_criteria(larch::stop::max_iterations(50), larch::stop::relative_residual(1e-12))
                       .on(exec)
                       ->generate(a);
-    const auto statuses = expect_columns_as_alone(exec, *solver, b_columns, x_columns);
+    const auto statuses = larch::test::expect_columns_as_alone(exec, *solver, b_columns, x_columns);
     ASSERT_EQ(statuses.size(), 4u);
     using larch::stop::Reason;
     EXPECT_EQ(statuses[0].reason, Reason::breakdown);

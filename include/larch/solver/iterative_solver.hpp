@@ -3,6 +3,7 @@
 #pragma once
 
 #include <chrono>
+#include <functional>
 #include <memory>
 #include <mutex>
 #include <string>
@@ -251,6 +252,16 @@ protected:
                      const vector_type& x, vector_type& r) const;
     /// Tells the loggers that column `status.column` ended, `seconds` after its solve began.
     void report_column_end(const ColumnSolve& solve, double seconds) const;
+
+    /// An iteration over several columns at once: iterates every column of x whose monitor is not null
+    /// from r = b - A x on entry (the others stay as they are) and returns the outcome of each column.
+    using ColumnsIteration = std::function<std::vector<IterationOutcome>(
+        vector_type& x, vector_type& r, const std::vector<IterationMonitor*>& monitors)>;
+    /// The solve() of a solver that iterates all columns together: begin_column for each, then rounds of
+    /// `iterate_columns` over the columns that may still iterate, each from its true residual (end_iterate
+    /// restarts or finishes every column iterated), and report_column_end for all at the end.
+    void solve_together(const vector_type& b, vector_type& x, std::vector<stop::Status>& statuses,
+                        const ColumnsIteration& iterate_columns) const;
 
 private:
 

@@ -1,0 +1,100 @@
+// For the tests of solvers that iterate several right-hand sides together: solving the columns of a block
+// in one apply against solving each column alone.
+#pragma once
+
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <cmath>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "larch/base/executor.hpp"
+#include "larch/matrix/dense.hpp"
+#include "larch/solver/iterative_solver.hpp"
+
+namespace larch {
+namespace test {
+
+/// How a column solved in a block must match its solve alone.
+enum class ColumnMatch {
+    /// the same x bit for bit (NaN for NaN), iterations, restarts, reason and message: executors whose
+    /// products and reductions treat each column as a column alone (reference, omp)
+    bitwise,
+    /// the same reason, iterations within 10% (at least 2), x within 1e-6 of the largest |x| alone: a GPU
+    /// reduces a block's columns with another grid than a single column, so their roundings differ
+    close
+};
+
+/// Solves the columns together and each alone with `solver` and expects them to match as `match` says;
+/// returns the statuses of the block solve.
+inline std::vector<stop::Status> expect_columns_as_alone(const std::shared_ptr<const Executor>& exec,
+                                                         solver::IterativeSolver<double>& solver,
+                                                         const std::vector<std::vector<double>>& b_columns,
+                                                         const std::vector<std::vector<double>>& x_columns,
+                                                         ColumnMatch match = ColumnMatch::bitwise)
+{
+    using Dense = matrix::Dense<double>;
+    const auto n = b_columns.front().size();
+    const auto cols = b_columns.size();
+    auto block = [&](const std::vector<std::vector<double>>& columns) {
+        auto result = Dense::create(exec->get_host(), dim2{n, cols});
+        for (size_type row = 0; row < n; ++row) {
+            for (size_type col = 0; col < cols; ++col) {
+                result->get_values()[row * result->get_stride() + col] = columns[col][row];
+            }
+        }
+        return result->clone_dense(exec);
+    };
+    auto b = block(b_columns);
+    auto x = block(x_columns);
+    solver.apply(b, x);
+    const auto statuses = solver.get_statuses();
+    EXPECT_EQ(statuses.size(), cols);
+    const auto x_host = x->clone_dense(exec->get_host());
+    for (size_type col = 0; col < cols && col < statuses.size(); ++col) {
+        SCOPED_TRACE("column " + std::to_string(col));
+        auto b_alone = Dense::create(exec, b_columns[col]);
+        auto x_alone = Dense::create(exec, x_columns[col]);
+        solver.apply(b_alone, x_alone);
+        const auto alone = solver.get_status();
+        const auto alone_host = x_alone->copy_to_host();
+        EXPECT_EQ(statuses[col].reason, alone.reason);
+        if (match == ColumnMatch::close) {
+            const auto slack = std::max<double>(2, 0.1 * static_cast<double>(alone.iterations));
+            EXPECT_NEAR(static_cast<double>(statuses[col].iterations), static_cast<double>(alone.iterations), slack);
+            double largest = 0;
+            for (const auto value : alone_host) {
+                largest = std::max(largest, std::abs(value));
+            }
+            for (size_type row = 0; row < n; ++row) {
+                if (std::isfinite(alone_host[row])) {
+                    EXPECT_NEAR(x_host->at(row, col), alone_host[row], 1e-6 * largest) << "row " << row;
+                }
+            }
+            continue;
+        }
+        EXPECT_EQ(statuses[col].message, alone.message);
+        EXPECT_EQ(statuses[col].iterations, alone.iterations);
+        EXPECT_EQ(statuses[col].residual_replacements, alone.residual_replacements);
+        for (size_type row = 0; row < n; ++row) {
+            const auto value = x_host->at(row, col);
+            if (std::isnan(alone_host[row])) {
+                EXPECT_TRUE(std::isnan(value)) << "row " << row;
+            } else {
+                EXPECT_EQ(value, alone_host[row]) << "row " << row;
+            }
+        }
+    }
+    return statuses;
+}
+
+/// The match the executor `name` promises (see ColumnMatch).
+inline ColumnMatch column_match_of(const std::string& name)
+{
+    return name == "reference" || name == "omp" ? ColumnMatch::bitwise : ColumnMatch::close;
+}
+
+}  // namespace test
+}  // namespace larch
