@@ -56,6 +56,34 @@ LARCH_DECLARE_KERNEL(namespace dense {
     template <typename T>
     void cg_step_direction(const DefaultExecutor& exec, const matrix::Dense<T>& z, matrix::Dense<T>& p,
                            size_type slot, const array<T>& state);
+    /// BiCGSTAB's direction update on scalars that stay on the executor (`state`, bicgstab_state layout,
+    /// one entry per column of p): for each running column whose rho_new = r_hat^T r is finite and nonzero,
+    /// beta = (rho_new / rho) (alpha / omega) and p = (r - omega beta v) + beta p in one pass, in this
+    /// order (PETSc's). Other columns are left alone; bicgstab_step_half records a bad rho_new.
+    template <typename T>
+    void bicgstab_step_direction(const DefaultExecutor& exec, const matrix::Dense<T>& r,
+                                 const matrix::Dense<T>& v, matrix::Dense<T>& p, const array<T>& state);
+    /// BiCGSTAB's half step `slot`: a running column whose rho_new or shadow_v = r_hat^T v is zero or not
+    /// finite stops before any update (stopped = bicgstab_state::breakdown, the cause recorded); the
+    /// others take alpha = rho_new / shadow_v, rho = rho_new and r -= alpha v (r holds s from here on) with
+    /// ||s|| = sqrt(s^T s) from the same pass. A finite ||s|| at or below the threshold stops the column
+    /// (stopped = bicgstab_state::half_finished, ||s|| in norm slot `slot`): the solution step of the same
+    /// slot then adds alpha p_hat to x. `workspace` as for cg_step_solution.
+    template <typename T>
+    void bicgstab_step_half(const DefaultExecutor& exec, const matrix::Dense<T>& v, matrix::Dense<T>& r,
+                            size_type slot, array<T>& state, array<T>& workspace);
+    /// BiCGSTAB's solution step `slot`: a column the half step finished gets x += alpha p_hat (stopped =
+    /// finished); a running column with t_t = t^T t and t_s = t^T s finite and nonzero takes omega =
+    /// t_s / t_t, x = (alpha p_hat + omega s_hat) + x and r = s - omega t in one pass with ||r|| =
+    /// sqrt(r^T r) into norm slot `slot`; a norm at or below the threshold, or not finite, stops it
+    /// (finished), one above pause_above pauses it (paused). t_t or t_s not finite stops the column with
+    /// no update, t_t or t_s zero after x += alpha p_hat (both stopped = breakdown). A stopped column
+    /// does not change until the host sets it running again.
+    template <typename T>
+    void bicgstab_step_solution(const DefaultExecutor& exec, const matrix::Dense<T>& p_hat,
+                                const matrix::Dense<T>& s_hat, const matrix::Dense<T>& t,
+                                matrix::Dense<T>& x, matrix::Dense<T>& r, size_type slot,
+                                array<T>& state, array<T>& workspace);
     template <typename T>
     void transpose(const DefaultExecutor& exec, const matrix::Dense<T>& source,
                    matrix::Dense<T>& dest);
@@ -98,6 +126,48 @@ constexpr int finished = 2;
 constexpr int paused = 3;
 }  // namespace cg_state
 
+/**
+ * Where the BiCGSTAB kernels keep a solve's scalars, laid out as cg_state: field f of column c is entry
+ * f * cols + c, norm slot s of column c is entry (norms + s) * cols + c. The reductions write rho_new,
+ * shadow_v, t_t and t_s; the step kernels keep rho, alpha and omega of the running iteration; the host
+ * writes rho = alpha = omega = 1, the threshold, pause_above and the stop fields before the first step.
+ */
+namespace bicgstab_state {
+/// r_hat^T r of this step.
+constexpr size_type rho_new = 0;
+/// r_hat^T r of the previous step.
+constexpr size_type rho = 1;
+constexpr size_type alpha = 2;
+constexpr size_type omega = 3;
+/// r_hat^T v, v = A M^{-1} p.
+constexpr size_type shadow_v = 4;
+/// t^T t and t^T s, t = A M^{-1} s.
+constexpr size_type t_t = 5;
+constexpr size_type t_s = 6;
+constexpr size_type threshold = 7;
+/// A residual norm above this pauses the column (stopped = paused) until the host has looked at it.
+constexpr size_type pause_above = 8;
+constexpr size_type stopped = 9;
+constexpr size_type stop_slot = 10;
+/// Which scalar broke down (one of the causes below), for a column stopped with breakdown.
+constexpr size_type cause = 11;
+constexpr size_type norms = 12;
+/// Values of the stopped field.
+constexpr int running = 0;
+constexpr int breakdown = 1;
+constexpr int finished = 2;
+constexpr int paused = 3;
+/// ||s|| met the threshold in the half step; the solution step adds alpha p_hat to x and finishes it.
+constexpr int half_finished = 4;
+/// Values of the cause field.
+constexpr int rho_not_finite = 0;
+constexpr int rho_zero = 1;
+constexpr int shadow_v_not_finite = 2;
+constexpr int shadow_v_zero = 3;
+constexpr int t_not_finite = 4;
+constexpr int omega_zero = 5;
+}  // namespace bicgstab_state
+
 /// The explicit instantiations every backend's dense kernel file ends with, written once inside namespace
 /// <backend>::dense as `LARCH_INSTANTIATE_DENSE_KERNELS();` (for every type in
 /// core/components/instantiation.hpp).
@@ -123,6 +193,15 @@ constexpr int paused = 3;
                                       size_type, array<T>&, array<T>&);                           \
     template void cg_step_direction<T>(const DefaultExecutor&, const matrix::Dense<T>&,           \
                                        matrix::Dense<T>&, size_type, const array<T>&);            \
+    template void bicgstab_step_direction<T>(const DefaultExecutor&, const matrix::Dense<T>&,     \
+                                             const matrix::Dense<T>&, matrix::Dense<T>&,          \
+                                             const array<T>&);                                    \
+    template void bicgstab_step_half<T>(const DefaultExecutor&, const matrix::Dense<T>&,          \
+                                        matrix::Dense<T>&, size_type, array<T>&, array<T>&);      \
+    template void bicgstab_step_solution<T>(const DefaultExecutor&, const matrix::Dense<T>&,      \
+                                            const matrix::Dense<T>&, const matrix::Dense<T>&,     \
+                                            matrix::Dense<T>&, matrix::Dense<T>&, size_type,      \
+                                            array<T>&, array<T>&);                                \
     template void transpose<T>(const DefaultExecutor&, const matrix::Dense<T>&, matrix::Dense<T>&); \
     template void gemm<T>(const DefaultExecutor&, T, const matrix::Dense<T>&,                      \
                           const matrix::Dense<T>&, T, matrix::Dense<T>&)

@@ -10,6 +10,7 @@
 #include "cuda/components/launch.cuh"
 #include "cuda/components/reduction.cuh"
 #include "cuda/components/warp.cuh"
+#include "cuda/matrix/bicgstab_step.cuh"
 #include "cuda/matrix/cg_step.cuh"
 #include "larch/matrix/csr.hpp"
 
@@ -433,6 +434,58 @@ void cg_step_direction(const DefaultExecutor& exec, const matrix::Dense<T>& z, m
                                   static_cast<index64>(p.get_stride()), z.get_const_values(),
                                   static_cast<index64>(z.get_stride())};
     launch_for_each(exec, static_cast<index64>(size.rows * size.cols), functor, "launch of dense::cg_step_direction");
+}
+
+template <typename T>
+void bicgstab_step_direction(const DefaultExecutor& exec, const matrix::Dense<T>& r, const matrix::Dense<T>& v,
+                             matrix::Dense<T>& p, const array<T>& state)
+{
+    const auto size = p.get_size();
+    if (size.rows == 0 || size.cols == 0) {
+        return;
+    }
+    BicgstabDirectionEntries<T> functor{state.get_const_data(),
+                                        size.cols,
+                                        p.get_values(),
+                                        static_cast<index64>(p.get_stride()),
+                                        r.get_const_values(),
+                                        static_cast<index64>(r.get_stride()),
+                                        v.get_const_values(),
+                                        static_cast<index64>(v.get_stride())};
+    launch_for_each(exec, static_cast<index64>(size.rows * size.cols), functor,
+                    "launch of dense::bicgstab_step_direction");
+}
+
+template <typename T>
+void bicgstab_step_half(const DefaultExecutor& exec, const matrix::Dense<T>& v, matrix::Dense<T>& r, size_type slot,
+                        array<T>& state, array<T>& workspace)
+{
+    const auto size = r.get_size();
+    const auto result = state.get_data() + (bicgstab_state::norms + slot) * size.cols;
+    reduce_columns(exec, size.rows, size.cols,
+                   BicgstabHalfStepEntry<T>{state.get_const_data(), size.cols, r.get_values(),
+                                            static_cast<index64>(r.get_stride()), v.get_const_values(),
+                                            static_cast<index64>(v.get_stride())},
+                   warp::Sum{}, T{0}, BicgstabFinishHalfStep<T>{state.get_data(), size.cols, slot}, result,
+                   workspace);
+}
+
+template <typename T>
+void bicgstab_step_solution(const DefaultExecutor& exec, const matrix::Dense<T>& p_hat, const matrix::Dense<T>& s_hat,
+                            const matrix::Dense<T>& t, matrix::Dense<T>& x, matrix::Dense<T>& r, size_type slot,
+                            array<T>& state, array<T>& workspace)
+{
+    const auto size = x.get_size();
+    const auto result = state.get_data() + (bicgstab_state::norms + slot) * size.cols;
+    reduce_columns(exec, size.rows, size.cols,
+                   BicgstabSolutionEntry<T>{state.get_const_data(), size.cols, x.get_values(),
+                                            static_cast<index64>(x.get_stride()), r.get_values(),
+                                            static_cast<index64>(r.get_stride()), p_hat.get_const_values(),
+                                            static_cast<index64>(p_hat.get_stride()), s_hat.get_const_values(),
+                                            static_cast<index64>(s_hat.get_stride()), t.get_const_values(),
+                                            static_cast<index64>(t.get_stride())},
+                   warp::Sum{}, T{0}, BicgstabFinishSolutionStep<T>{state.get_data(), size.cols, slot}, result,
+                   workspace);
 }
 
 template <typename T>

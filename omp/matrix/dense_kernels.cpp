@@ -2,6 +2,7 @@
 // over the rows of one column at a time, in a fixed order (the same result on any number of threads).
 #include "core/matrix/dense_kernels.hpp"
 #include "core/base/reduction_completion.hpp"
+#include "core/matrix/bicgstab_step_rules.hpp"
 #include "core/matrix/cg_step_rules.hpp"
 
 #include "omp/components/fixed_order_sum.hpp"
@@ -189,6 +190,78 @@ void cg_step_direction(const DefaultExecutor&, const matrix::Dense<T>& z, matrix
             }
         }
     });
+}
+
+template <typename T>
+void bicgstab_step_direction(const DefaultExecutor&, const matrix::Dense<T>& r, const matrix::Dense<T>& v,
+                             matrix::Dense<T>& p, const array<T>& state)
+{
+    const auto cols = p.get_size().cols;
+    std::vector<char> updates(cols);
+    std::vector<T> betas(cols);
+    std::vector<T> v_coefficients(cols);
+    for (size_type col = 0; col < cols; ++col) {
+        updates[col] = bicgstab_rules::direction_coefficients(state.get_const_data(), cols, col, betas[col],
+                                                              v_coefficients[col]);
+    }
+    components::for_each_row(static_cast<std::ptrdiff_t>(p.get_size().rows), [&](std::ptrdiff_t row) {
+        auto p_row = p.get_values() + row * p.get_stride();
+        const auto r_row = r.get_const_values() + row * r.get_stride();
+        const auto v_row = v.get_const_values() + row * v.get_stride();
+        for (size_type col = 0; col < cols; ++col) {
+            if (updates[col]) {
+                bicgstab_rules::update_direction_entry(betas[col], v_coefficients[col], r_row[col], v_row[col],
+                                                       p_row[col]);
+            }
+        }
+    });
+}
+
+template <typename T>
+void bicgstab_step_half(const DefaultExecutor&, const matrix::Dense<T>& v, matrix::Dense<T>& r, size_type slot,
+                        array<T>& state, array<T>&)
+{
+    // As cg_step_solution: the update runs inside the fixed-order sum's terms.
+    const auto cols = r.get_size().cols;
+    const auto rows = static_cast<std::ptrdiff_t>(r.get_size().rows);
+    for (size_type col = 0; col < cols; ++col) {
+        T sum_of_squares{};
+        if (bicgstab_rules::half_step_updates(state.get_const_data(), cols, col)) {
+            const auto alpha = bicgstab_rules::half_step_length(state.get_const_data(), cols, col);
+            sum_of_squares = components::fixed_order_sum<T>(rows, [&](std::ptrdiff_t row) {
+                return bicgstab_rules::update_half_step_entry(alpha, v.get_const_values()[row * v.get_stride() + col],
+                                                              r.get_values()[row * r.get_stride() + col]);
+            });
+        }
+        bicgstab_rules::finish_half_step(state.get_data(), cols, col, slot, sum_of_squares);
+    }
+}
+
+template <typename T>
+void bicgstab_step_solution(const DefaultExecutor&, const matrix::Dense<T>& p_hat, const matrix::Dense<T>& s_hat,
+                            const matrix::Dense<T>& t, matrix::Dense<T>& x, matrix::Dense<T>& r, size_type slot,
+                            array<T>& state, array<T>&)
+{
+    using bicgstab_rules::SolutionUpdate;
+    const auto cols = x.get_size().cols;
+    const auto rows = static_cast<std::ptrdiff_t>(x.get_size().rows);
+    for (size_type col = 0; col < cols; ++col) {
+        const auto update = bicgstab_rules::solution_update(state.get_const_data(), cols, col);
+        T sum_of_squares{};
+        if (update != SolutionUpdate::none) {
+            const auto alpha = bicgstab_rules::value(state.get_const_data(), cols, bicgstab_state::alpha, col);
+            const auto omega =
+                update == SolutionUpdate::full ? bicgstab_rules::solution_omega(state.get_const_data(), cols, col) : T{};
+            sum_of_squares = components::fixed_order_sum<T>(rows, [&](std::ptrdiff_t row) {
+                return bicgstab_rules::update_solution_entry(
+                    update, alpha, omega, p_hat.get_const_values()[row * p_hat.get_stride() + col],
+                    s_hat.get_const_values()[row * s_hat.get_stride() + col],
+                    t.get_const_values()[row * t.get_stride() + col], x.get_values()[row * x.get_stride() + col],
+                    r.get_values()[row * r.get_stride() + col]);
+            });
+        }
+        bicgstab_rules::finish_solution_step(state.get_data(), cols, col, slot, sum_of_squares);
+    }
 }
 
 template <typename T>
