@@ -1,9 +1,11 @@
 // Bicgstab<T>: generation and van der Vorst's right-preconditioned BiCGSTAB iteration.
 #include "larch/solver/bicgstab.hpp"
 
-#include <cmath>
+#include <algorithm>
 
 #include "core/components/instantiation.hpp"
+#include "core/matrix/dense_kernels.hpp"
+#include "core/solver/threshold_below.hpp"
 
 namespace larch {
 namespace solver {
@@ -13,7 +15,10 @@ Bicgstab<T>::Bicgstab(std::shared_ptr<const Executor> exec, const parameters_typ
                       std::shared_ptr<const LinOp> system_matrix)
     : IterativeSolver<T>(std::move(exec), std::move(system_matrix), parameters, "Bicgstab"),
       parameters_{parameters}
-{}
+{
+    LARCH_ENSURE(parameters.check_interval >= 1, BadInput,
+                 "Bicgstab::generate: check_interval must be >= 1, got 0");
+}
 
 template <typename T>
 std::unique_ptr<Bicgstab<T>> Bicgstab<T>::create(std::shared_ptr<const Executor> exec,
@@ -38,75 +43,161 @@ std::string Bicgstab<T>::get_type_name() const
     return std::string{"Bicgstab<"} + type_name<T>() + ">";
 }
 
+namespace {
+
+/// The reason and message of a column that broke down with this cause (bicgstab_state).
+IterationOutcome breakdown_outcome(int cause)
+{
+    namespace state_field = kernels::bicgstab_state;
+    switch (cause) {
+    case state_field::rho_not_finite:
+        return {stop::Reason::non_finite, "Bicgstab: rho = r_hat^T r is NaN or Inf"};
+    case state_field::rho_zero:
+        return {stop::Reason::breakdown, "Bicgstab: rho = r_hat^T r = 0"};
+    case state_field::shadow_v_not_finite:
+        return {stop::Reason::non_finite, "Bicgstab: r_hat^T A M^{-1} p is NaN or Inf"};
+    case state_field::shadow_v_zero:
+        return {stop::Reason::breakdown, "Bicgstab: r_hat^T A M^{-1} p = 0"};
+    case state_field::t_not_finite:
+        return {stop::Reason::non_finite, "Bicgstab: t = A M^{-1} s holds NaN or Inf"};
+    default:
+        return {stop::Reason::breakdown, "Bicgstab: omega = t^T s / t^T t is 0 or undefined"};
+    }
+}
+
+}  // namespace
+
 template <typename T>
-IterationOutcome Bicgstab<T>::iterate(const matrix::Dense<T>& b, matrix::Dense<T>& x,
-                                      matrix::Dense<T>& r, double residual_norm,
-                                      IterationMonitor& monitor) const
+IterationOutcome Bicgstab<T>::iterate(const matrix::Dense<T>& b, matrix::Dense<T>& x, matrix::Dense<T>& r,
+                                      double residual_norm, IterationMonitor& monitor) const
 {
     (void)b, (void)residual_norm;
+    return iterate_columns(x, r, {&monitor}).front();
+}
+
+template <typename T>
+void Bicgstab<T>::solve(const matrix::Dense<T>& b, matrix::Dense<T>& x, std::vector<stop::Status>& statuses) const
+{
+    this->solve_together(b, x, statuses, [this](matrix::Dense<T>& x_block, matrix::Dense<T>& r_block,
+                                                const std::vector<IterationMonitor*>& monitors) {
+        return iterate_columns(x_block, r_block, monitors);
+    });
+}
+
+template <typename T>
+std::vector<IterationOutcome> Bicgstab<T>::iterate_columns(matrix::Dense<T>& x, matrix::Dense<T>& r,
+                                                           const std::vector<IterationMonitor*>& monitors) const
+{
+    namespace state_field = kernels::bicgstab_state;
+    const auto& exec = this->get_executor();
     const auto& a = *this->get_system_matrix();
-    Reductions<T> reduce{this->get_executor()};
-    auto shadow = this->create_vector();
-    auto p = this->create_vector();
-    auto v = this->create_vector();
-    auto p_hat = this->create_vector();
-    auto s_hat = this->create_vector();
-    auto t = this->create_vector();
+    const auto k = parameters_.check_interval;
+    const auto cols = monitors.size();
+    const auto rows = this->get_size().rows;
+    // The state of every column (bicgstab_state layout), prepared on the host and copied over once; a
+    // column without monitor starts finished, so the kernels leave it alone.
+    array<T> host_state{exec->get_host(), (state_field::norms + k) * cols};
+    std::fill_n(host_state.get_data(), host_state.get_size(), T{});
+    auto field = [&](size_type name, size_type col) -> T& { return host_state.get_data()[name * cols + col]; };
+    std::vector<IterationOutcome> outcomes(cols);
+    std::vector<bool> live(cols, false);
+    for (size_type col = 0; col < cols; ++col) {
+        field(state_field::rho, col) = T{1};
+        field(state_field::alpha, col) = T{1};
+        field(state_field::omega, col) = T{1};
+        if (monitors[col]) {
+            live[col] = true;
+            field(state_field::threshold, col) = threshold_below<T>(monitors[col]->get_threshold());
+            field(state_field::pause_above, col) = threshold_below<T>(monitors[col]->get_divergence_bound());
+        } else {
+            field(state_field::stopped, col) = T{state_field::finished};
+        }
+    }
+    array<T> state{exec};
+    state.copy_from(host_state);
+    array<T> workspace{exec};
+    auto state_view = [&](size_type name) {
+        return array<T>::view(exec, cols, state.get_data() + name * cols);
+    };
+    auto rho_new = state_view(state_field::rho_new);
+    auto shadow_v = state_view(state_field::shadow_v);
+    auto t_t = state_view(state_field::t_t);
+    auto t_s = state_view(state_field::t_s);
+    auto write_stopped = [&] {
+        exec->copy_from(*exec->get_host(), cols * sizeof(T), host_state.get_const_data() + state_field::stopped * cols,
+                        state.get_data() + state_field::stopped * cols);
+    };
+    auto create_block = [&] { return matrix::Dense<T>::create(exec, dim2{rows, cols}); };
+    auto shadow = create_block();
+    auto p = create_block();
+    auto v = create_block();
+    auto p_hat = create_block();
+    auto s_hat = create_block();
+    auto t = create_block();
     shadow->copy_from(r);
     p->fill(T{});
     v->fill(T{});
-    double rho = 1;
-    double alpha = 1;
-    double omega = 1;
-    while (true) {
-        const double rho_next = reduce.dot(*shadow, r);
-        if (!std::isfinite(rho_next)) {
-            return {stop::Reason::non_finite, "Bicgstab: rho = r_hat^T r is NaN or Inf"};
+    while (std::find(live.begin(), live.end(), true) != live.end()) {
+        auto steps = k;
+        for (size_type col = 0; col < cols; ++col) {
+            if (live[col]) {
+                steps = std::min(steps, monitors[col]->get_remaining_iterations());
+            }
         }
-        if (rho_next == 0) {
-            return {stop::Reason::breakdown, "Bicgstab: rho = r_hat^T r = 0"};
+        for (size_type slot = 0; slot < steps; ++slot) {
+            shadow->compute_dot(r, rho_new, workspace);
+            LARCH_RUN_KERNEL(exec, dense::bicgstab_step_direction, r, *v, *p, state);
+            this->precondition(*p, *p_hat);
+            a.apply(*p_hat, *v);
+            shadow->compute_dot(*v, shadow_v, workspace);
+            // r holds s from here on
+            LARCH_RUN_KERNEL(exec, dense::bicgstab_step_half, *v, r, slot, state, workspace);
+            this->precondition(r, *s_hat);
+            a.apply(*s_hat, *t);
+            t->compute_dot(*t, t_t, workspace);
+            t->compute_dot(r, t_s, workspace);
+            LARCH_RUN_KERNEL(exec, dense::bicgstab_step_solution, *p_hat, *s_hat, *t, x, r, slot, state, workspace);
         }
-        const double beta = (rho_next / rho) * (alpha / omega);
-        // p = (r - omega beta v) + beta p in one pass. The order matters on ill-conditioned systems: computing
-        // p - omega v first, then scaling by beta, cost orsirr_1 1,397 iterations instead of 704 (PETSc's
-        // count with this order; the iterates agree bit for bit with its right-preconditioned bcgs).
-        p->combine(T{1}, r, static_cast<T>(-omega * beta), *v, static_cast<T>(beta));
-        this->precondition(*p, *p_hat);
-        a.apply(*p_hat, *v);
-        const double shadow_v = reduce.dot(*shadow, *v);
-        if (!std::isfinite(shadow_v)) {
-            return {stop::Reason::non_finite, "Bicgstab: r_hat^T A M^{-1} p is NaN or Inf"};
+        host_state.copy_from(state);
+        for (size_type col = 0; col < cols; ++col) {
+            if (!live[col]) {
+                continue;
+            }
+            auto& monitor = *monitors[col];
+            const auto stopped = static_cast<int>(field(state_field::stopped, col));
+            const auto stop_slot = static_cast<size_type>(field(state_field::stop_slot, col));
+            const auto checked = stopped == state_field::running ? steps : stop_slot + 1;
+            if (monitor.get_remaining_iterations() == 0) {
+                outcomes[col] = {monitor.budget_exhausted(), ""};
+                live[col] = false;
+            }
+            for (size_type slot = 0; slot < checked && live[col]; ++slot) {
+                if (stopped == state_field::breakdown && slot == stop_slot) {
+                    outcomes[col] = breakdown_outcome(static_cast<int>(field(state_field::cause, col)));
+                    live[col] = false;
+                    break;
+                }
+                const auto reason = monitor.check(field(state_field::norms + slot, col));
+                if (reason != stop::Reason::none) {
+                    outcomes[col] = {reason, ""};
+                    live[col] = false;
+                }
+            }
+            if (!live[col]) {
+                // Frozen from now on, whatever the executor decided (a monitor may stop a running column).
+                field(state_field::stopped, col) = T{state_field::finished};
+                continue;
+            }
+            // The executor finishes a column only where the monitor stops it (the same threshold and
+            // non-finite test), so a live column that is not running was paused above the divergence
+            // bound and the monitor let it go on.
+            LARCH_ENSURE(stopped == state_field::running || stopped == state_field::paused, Error,
+                         "Bicgstab: the executor stopped a column the monitor did not stop (internal error)");
+            field(state_field::stopped, col) = T{state_field::running};
         }
-        if (shadow_v == 0) {
-            return {stop::Reason::breakdown, "Bicgstab: r_hat^T A M^{-1} p = 0"};
-        }
-        alpha = rho_next / shadow_v;
-        r.add_scaled(static_cast<T>(-alpha), *v);  // r holds s from here on
-        const double s_norm = reduce.norm2(r);
-        if (std::isfinite(s_norm) && monitor.meets_threshold(s_norm)) {
-            x.add_scaled(static_cast<T>(alpha), *p_hat);
-            return {monitor.check(s_norm), ""};
-        }
-        this->precondition(r, *s_hat);
-        a.apply(*s_hat, *t);
-        const double t_t = reduce.dot(*t, *t);
-        const double t_s = reduce.dot(*t, r);
-        if (!std::isfinite(t_t) || !std::isfinite(t_s)) {
-            return {stop::Reason::non_finite, "Bicgstab: t = A M^{-1} s holds NaN or Inf"};
-        }
-        if (t_t == 0 || t_s == 0) {
-            x.add_scaled(static_cast<T>(alpha), *p_hat);
-            return {stop::Reason::breakdown, "Bicgstab: omega = t^T s / t^T t is 0 or undefined"};
-        }
-        omega = t_s / t_t;
-        x.combine(static_cast<T>(alpha), *p_hat, static_cast<T>(omega), *s_hat, T{1});
-        r.add_scaled(static_cast<T>(-omega), *t);
-        const auto reason = monitor.check(reduce.norm2(r));
-        if (reason != stop::Reason::none) {
-            return {reason, ""};
-        }
-        rho = rho_next;
+        write_stopped();
     }
+    return outcomes;
 }
 
 #define LARCH_INSTANTIATE_BICGSTAB(T) template class Bicgstab<T>

@@ -3,6 +3,7 @@
 
 #include <memory>
 #include <string>
+#include <vector>
 
 #include "larch/solver/iterative_solver.hpp"
 
@@ -11,27 +12,54 @@ namespace solver {
 
 /**
  * BiCGSTAB with right preconditioning (van der Vorst 1992; the shadow residual is the initial residual).
- * Per iteration: two applies of A and of the preconditioner, 5 reductions, 4 vector update passes (the
- * direction p = (r - omega beta v) + beta p and the solution x = (alpha p_hat + omega s_hat) + x each fused into
- * one Dense::combine pass); an iteration that converges at its half step counts as one. The updates are
- * evaluated in the order PETSc's right-preconditioned bcgs uses, and with scalar Jacobi the reference
- * executor's iterates agree with it bit for bit where PETSc sums each row in column order
- * (benchmark/results/bicgstab_petsc_cpu.md). Breakdowns (rho = r_hat^T r = 0, r_hat^T v = 0,
- * t = 0, omega = 0) stop the loop and the driver restarts from the true residual with a new shadow residual.
+ * Per iteration: two applies of A and of the preconditioner, 4 dot products (r_hat^T r, r_hat^T v, t^T t,
+ * t^T s) and three fused kernels: the direction p = (r - omega beta v) + beta p; s = r - alpha v with ||s||
+ * in one pass; x = (alpha p_hat + omega s_hat) + x and r = s - omega t with ||r|| in one pass. An
+ * iteration whose ||s|| meets the threshold ends at its half step (x += alpha p_hat) and counts as one.
+ * The updates are evaluated in the order PETSc's right-preconditioned bcgs uses, and with scalar Jacobi
+ * the reference executor's iterates agree with it bit for bit where PETSc sums each row in column order
+ * (benchmark/results/bicgstab_petsc_cpu.md).
+ * The scalars (rho, alpha, omega, ...) stay on the executor: the kernels read them from there, so an
+ * iteration never waits for the host. The host reads them and the residual norms once every
+ * `check_interval` iterations (one synchronization) and passes the norms to the monitor in order. A
+ * column that meets the threshold (at its half or full step) or breaks down freezes itself on the
+ * executor in that very step, so x, the iteration count and the status are those of the stopping
+ * iteration whatever the interval; only stops decided on the host (divergence, stagnation, time limit)
+ * may let x run on by at most check_interval - 1 further iterations (the count reported is the stopping
+ * one), and a residual above a divergence bound pauses the column until the host has seen it. The
+ * iteration limit is never overshot. The norms are the plain sqrt(r^T r) of the update's pass, so a
+ * residual beyond ~1e154 (double) or ~1e19 (float) reads as infinite and stops as non_finite.
+ * Breakdowns (rho = r_hat^T r = 0, r_hat^T v = 0, t = 0, omega = 0) stop the column and the driver
+ * restarts it from the true residual with a new shadow residual; a NaN or Inf in them stops it as
+ * non_finite.
+ * Several right-hand sides iterate together: one apply of A and of the preconditioner on the n x k block
+ * per half step, each column with its own scalars, monitor and restarts; a stopped column is frozen, so
+ * each ends with the x, iteration count and status of solving it alone (when A, M and the kernels treat
+ * columns independently, as larch's do on reference and omp).
  */
 template <typename T>
 class Bicgstab : public IterativeSolver<T> {
 public:
     class Factory;
     struct parameters_type : solver_parameters<parameters_type>,
-                             enable_parameters<parameters_type, Factory> {};
+                             enable_parameters<parameters_type, Factory> {
+        /// k, the iterations between two reads of the residual norms by the host (>= 1): one read is a
+        /// synchronization with the executor (about 10 us on a GPU), see Cg's check_interval.
+        size_type check_interval = 8;
+
+        parameters_type& with_check_interval(size_type value)
+        {
+            check_interval = value;
+            return *this;
+        }
+    };
     class Factory : public EnableFactory<Bicgstab, parameters_type, SolverFactory<T>> {
     public:
         using EnableFactory<Bicgstab, parameters_type, SolverFactory<T>>::EnableFactory;
     };
 
     static parameters_type build() { return {}; }
-    /// Throws BadInput (unbounded criteria, null operands), DimensionMismatch (non-square A).
+    /// Throws BadInput (check_interval 0, unbounded criteria, null operands), DimensionMismatch (non-square A).
     static std::unique_ptr<Bicgstab> create(std::shared_ptr<const Executor> exec,
                                             const parameters_type& parameters,
                                             std::shared_ptr<const LinOp> system_matrix);
@@ -47,8 +75,16 @@ protected:
 
     IterationOutcome iterate(const matrix::Dense<T>& b, matrix::Dense<T>& x, matrix::Dense<T>& r,
                              double residual_norm, IterationMonitor& monitor) const override;
+    /// Iterates all columns of b together: one product with the n x k block per half step, each column
+    /// with its own scalars, restarts and status.
+    void solve(const matrix::Dense<T>& b, matrix::Dense<T>& x, std::vector<stop::Status>& statuses) const override;
 
 private:
+    /// The iteration of iterate() on every column of x at once, r = b - A x on entry; a column with a null
+    /// monitor stays as it is. Returns the outcome of each column iterated.
+    std::vector<IterationOutcome> iterate_columns(matrix::Dense<T>& x, matrix::Dense<T>& r,
+                                                  const std::vector<IterationMonitor*>& monitors) const;
+
     parameters_type parameters_;
 };
 

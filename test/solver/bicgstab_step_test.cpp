@@ -1,0 +1,329 @@
+// The BiCGSTAB step on executor-resident scalars: the fused kernels (direction, half step with ||s||, solution
+// step with ||r||) on every executor with exact values on small integers, their stop codes and causes and
+// frozen columns, a long double oracle on random vectors; and Bicgstab itself giving the same iterates for
+// every check interval and stopping exactly at the iteration limit.
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <limits>
+#include <vector>
+
+#include "core/matrix/dense_kernels.hpp"
+#include "larch/generate/problems.hpp"
+#include "test/solver/solver_test_utils.hpp"
+#include "test/utils/compare.hpp"
+#include "test/utils/executors.hpp"
+#include "test/utils/random.hpp"
+
+namespace {
+
+using Dense = larch::matrix::Dense<double>;
+using larch::dim2;
+using larch::size_type;
+namespace state_field = larch::kernels::bicgstab_state;
+
+constexpr double inf = std::numeric_limits<double>::infinity();
+constexpr double nan = std::numeric_limits<double>::quiet_NaN();
+
+/// A bicgstab_state array of `cols` columns and `slots` norm slots on `exec`: every column running with
+/// rho = alpha = omega = 1, threshold 0 and pause_above inf, then `fields` set as {field, values per column}.
+larch::array<double> make_state(const std::shared_ptr<const larch::Executor>& exec, size_type cols, size_type slots,
+                                const std::vector<std::pair<size_type, std::vector<double>>>& fields)
+{
+    larch::array<double> host{exec->get_host(), (state_field::norms + slots) * cols};
+    std::fill_n(host.get_data(), host.get_size(), 0.0);
+    for (size_type col = 0; col < cols; ++col) {
+        for (const auto name : {state_field::rho, state_field::alpha, state_field::omega}) {
+            host.get_data()[name * cols + col] = 1;
+        }
+        host.get_data()[state_field::pause_above * cols + col] = inf;
+    }
+    for (const auto& [name, values] : fields) {
+        for (size_type col = 0; col < cols; ++col) {
+            host.get_data()[name * cols + col] = values[col];
+        }
+    }
+    larch::array<double> state{exec};
+    state.copy_from(host);
+    return state;
+}
+
+double field(const std::vector<double>& state, size_type cols, size_type name, size_type col)
+{
+    return state[name * cols + col];
+}
+
+class BicgstabStepKernels : public ::testing::TestWithParam<std::string> {};
+
+TEST_P(BicgstabStepKernels, UpdateTheDirectionOfRunningColumnsWithAUsableRho)
+{
+    LARCH_EXECUTOR_OR_SKIP(exec, GetParam());
+    // Column 0: beta = (4 / 2) (3 / 2) = 3, p = (r - 2 * 3 v) + 3 p. Column 1: rho_new = 0, column 2:
+    // rho_new = NaN, column 3: finished earlier; their p stays.
+    auto state = make_state(exec, 4, 1,
+                            {{state_field::rho_new, {4, 0, nan, 4}},
+                             {state_field::rho, {2, 2, 2, 2}},
+                             {state_field::alpha, {3, 3, 3, 3}},
+                             {state_field::omega, {2, 2, 2, 2}},
+                             {state_field::stopped, {0, 0, 0, state_field::finished}}});
+    auto r = Dense::create(exec, {{1, 1, 1, 1}, {2, 2, 2, 2}});
+    auto v = Dense::create(exec, {{1, 1, 1, 1}, {-1, -1, -1, -1}});
+    auto p = Dense::create(exec, {{1, 1, 1, 1}, {0, 0, 0, 0}});
+    LARCH_RUN_KERNEL(exec, dense::bicgstab_step_direction, *r, *v, *p, state);
+    // (1 - 6) + 3 = -2, (2 + 6) + 0 = 8
+    larch::test::expect_dense_eq({{-2, 1, 1, 1}, {8, 0, 0, 0}}, *p);
+}
+
+TEST_P(BicgstabStepKernels, HalfStepRecordsBreakdownsAndFinishesAtTheThreshold)
+{
+    LARCH_EXECUTOR_OR_SKIP(exec, GetParam());
+    // Column 0 runs on (alpha = 6 / 3 = 2), column 1 has shadow_v = 0, column 2 rho_new = Inf, column 3
+    // runs on with ||s|| = sqrt(34) above its threshold 5 (alpha = 1), column 4 has shadow_v = NaN, column 5
+    // rho_new = 0.
+    auto state = make_state(exec, 6, 2,
+                            {{state_field::rho_new, {6, 1, inf, 1, 1, 0}},
+                             {state_field::shadow_v, {3, 0, 1, 1, nan, 1}},
+                             {state_field::threshold, {1, 1, 1, 5, 1, 1}}});
+    auto v = Dense::create(exec, {{1, 1, 1, 1, 1, 1}, {-1, -1, -1, 1, -1, -1}});
+    auto r = Dense::create(exec, {{4, 4, 4, 4, 4, 4}, {1, 1, 1, 6, 1, 1}});
+    larch::array<double> workspace{exec};
+    LARCH_RUN_KERNEL(exec, dense::bicgstab_step_half, *v, *r, size_type{1}, state, workspace);
+    // s0 = (4, 1) - 2 (1, -1) = (2, 3), s3 = (4, 6) - (1, 1) = (3, 5); the others keep r.
+    larch::test::expect_dense_eq({{2, 4, 4, 3, 4, 4}, {3, 1, 1, 5, 1, 1}}, *r);
+    const auto values = state.copy_to_host();
+    EXPECT_EQ(field(values, 6, state_field::alpha, 0), 2);
+    EXPECT_EQ(field(values, 6, state_field::rho, 0), 6);
+    EXPECT_EQ(field(values, 6, state_field::stopped, 0), state_field::running);
+    const std::vector<std::pair<size_type, int>> breakdowns{{1, state_field::shadow_v_zero},
+                                                            {2, state_field::rho_not_finite},
+                                                            {4, state_field::shadow_v_not_finite},
+                                                            {5, state_field::rho_zero}};
+    for (const auto& [col, cause] : breakdowns) {
+        SCOPED_TRACE("column " + std::to_string(col));
+        EXPECT_EQ(field(values, 6, state_field::stopped, col), state_field::breakdown);
+        EXPECT_EQ(field(values, 6, state_field::cause, col), cause);
+        EXPECT_EQ(field(values, 6, state_field::stop_slot, col), 1);
+        EXPECT_EQ(field(values, 6, state_field::alpha, col), 1);
+    }
+    // ||s3|| = sqrt(34) is above the threshold 5: still running, its norm not recorded.
+    EXPECT_EQ(field(values, 6, state_field::stopped, 3), state_field::running);
+    EXPECT_EQ(field(values, 6, state_field::norms + 1, 3), 0);
+}
+
+TEST_P(BicgstabStepKernels, HalfStepThatMeetsTheThresholdFinishesInTheSolutionStep)
+{
+    LARCH_EXECUTOR_OR_SKIP(exec, GetParam());
+    // alpha = 1: s = (4, 5) - (1, 1) = (3, 4), ||s|| = 5 = threshold of column 0 (finished at the half
+    // step), column 1's threshold 4 is below it (it runs on to the solution step: t_t = 4, t_s = 2, omega =
+    // 1/2).
+    auto state = make_state(exec, 2, 1,
+                            {{state_field::rho_new, {1, 1}},
+                             {state_field::shadow_v, {1, 1}},
+                             {state_field::threshold, {5, 4}}});
+    auto v = Dense::create(exec, {{1, 1}, {1, 1}});
+    auto r = Dense::create(exec, {{4, 4}, {5, 5}});
+    larch::array<double> workspace{exec};
+    LARCH_RUN_KERNEL(exec, dense::bicgstab_step_half, *v, *r, size_type{0}, state, workspace);
+    auto values = state.copy_to_host();
+    EXPECT_EQ(field(values, 2, state_field::stopped, 0), state_field::half_finished);
+    EXPECT_EQ(field(values, 2, state_field::norms, 0), 5);
+    EXPECT_EQ(field(values, 2, state_field::stopped, 1), state_field::running);
+    values[state_field::t_t * 2 + 1] = 4;
+    values[state_field::t_s * 2 + 1] = 2;
+    larch::array<double> host{exec->get_host(), values.size()};
+    std::copy(values.begin(), values.end(), host.get_data());
+    state.copy_from(host);
+    auto p_hat = Dense::create(exec, {{2, 2}, {4, 4}});
+    auto s_hat = Dense::create(exec, {{2, 2}, {2, 2}});
+    auto t = Dense::create(exec, {{2, 2}, {0, 0}});
+    auto x = Dense::create(exec, {{1, 1}, {1, 1}});
+    LARCH_RUN_KERNEL(exec, dense::bicgstab_step_solution, *p_hat, *s_hat, *t, *x, *r, size_type{0}, state, workspace);
+    // Column 0: x += p_hat, r stays s. Column 1: x = (p_hat + s_hat / 2) + x, r = s - t / 2 = (2, 4),
+    // norm sqrt(20) > 4.
+    larch::test::expect_dense_eq({{3, 4}, {5, 6}}, *x);
+    larch::test::expect_dense_eq({{3, 2}, {4, 4}}, *r);
+    values = state.copy_to_host();
+    EXPECT_EQ(field(values, 2, state_field::stopped, 0), state_field::finished);
+    EXPECT_EQ(field(values, 2, state_field::stop_slot, 0), 0);
+    EXPECT_EQ(field(values, 2, state_field::norms, 0), 5);
+    EXPECT_EQ(field(values, 2, state_field::stopped, 1), state_field::running);
+    EXPECT_EQ(field(values, 2, state_field::omega, 1), 0.5);
+    EXPECT_EQ(field(values, 2, state_field::norms, 1), std::sqrt(20.0));
+}
+
+TEST_P(BicgstabStepKernels, SolutionStepStopsPausesAndFreezesColumns)
+{
+    LARCH_EXECUTOR_OR_SKIP(exec, GetParam());
+    // alpha = 2 everywhere. Column 0 runs (omega = 1/2, r = (4, 2) - (1, 1) = (3, 1), norm sqrt(10) below
+    // the threshold 4: finished), column 1 likewise but above its pause bound 3 (paused), column 2 has t_s = 0
+    // (x += alpha p_hat, omega_zero), column 3 t_t = Inf (no update, t_not_finite), column 4 finished
+    // earlier (untouched).
+    auto state = make_state(exec, 5, 2,
+                            {{state_field::alpha, {2, 2, 2, 2, 2}},
+                             {state_field::t_t, {4, 4, 4, inf, 4}},
+                             {state_field::t_s, {2, 2, 0, 2, 2}},
+                             {state_field::threshold, {4, 1, 1, 1, 1}},
+                             {state_field::pause_above, {inf, 3, inf, inf, inf}},
+                             {state_field::stopped, {0, 0, 0, 0, state_field::finished}}});
+    auto p_hat = Dense::create(exec, {{1, 1, 1, 1, 1}, {1, 1, 1, 1, 1}});
+    auto s_hat = Dense::create(exec, {{2, 2, 2, 2, 2}, {4, 4, 4, 4, 4}});
+    auto t = Dense::create(exec, {{2, 2, 2, 2, 2}, {2, 2, 2, 2, 2}});
+    auto x = Dense::create(exec, {{0, 0, 0, 0, 0}, {0, 0, 0, 0, 0}});
+    auto r = Dense::create(exec, {{4, 4, 4, 4, 4}, {2, 2, 2, 2, 2}});
+    larch::array<double> workspace{exec};
+    LARCH_RUN_KERNEL(exec, dense::bicgstab_step_solution, *p_hat, *s_hat, *t, *x, *r, size_type{1}, state,
+                     workspace);
+    // x0 = (2 + 1, 2 + 2) = (3, 4); x2 = 2 p_hat.
+    larch::test::expect_dense_eq({{3, 3, 2, 0, 0}, {4, 4, 2, 0, 0}}, *x);
+    larch::test::expect_dense_eq({{3, 3, 4, 4, 4}, {1, 1, 2, 2, 2}}, *r);
+    const auto values = state.copy_to_host();
+    EXPECT_EQ(field(values, 5, state_field::norms + 1, 0), std::sqrt(10.0));
+    EXPECT_EQ(field(values, 5, state_field::stopped, 0), state_field::finished);
+    EXPECT_EQ(field(values, 5, state_field::omega, 0), 0.5);
+    EXPECT_EQ(field(values, 5, state_field::stopped, 1), state_field::paused);
+    EXPECT_EQ(field(values, 5, state_field::stop_slot, 1), 1);
+    EXPECT_EQ(field(values, 5, state_field::stopped, 2), state_field::breakdown);
+    EXPECT_EQ(field(values, 5, state_field::cause, 2), state_field::omega_zero);
+    EXPECT_EQ(field(values, 5, state_field::stopped, 3), state_field::breakdown);
+    EXPECT_EQ(field(values, 5, state_field::cause, 3), state_field::t_not_finite);
+    EXPECT_EQ(field(values, 5, state_field::stopped, 4), state_field::finished);
+    // A second step changes none of them: all are stopped.
+    LARCH_RUN_KERNEL(exec, dense::bicgstab_step_solution, *p_hat, *s_hat, *t, *x, *r, size_type{0}, state,
+                     workspace);
+    larch::test::expect_dense_eq({{3, 3, 2, 0, 0}, {4, 4, 2, 0, 0}}, *x);
+    larch::test::expect_dense_eq({{3, 3, 4, 4, 4}, {1, 1, 2, 2, 2}}, *r);
+}
+
+TEST_P(BicgstabStepKernels, MatchALongDoubleOracleOnRandomVectors)
+{
+    LARCH_EXECUTOR_OR_SKIP(exec, GetParam());
+    constexpr std::uint32_t seed = 29;
+    SCOPED_TRACE(larch::test::seed_trace(seed));
+    // 9,000 rows x 2 columns: several omp chunks and GPU blocks per column; strides above the width.
+    const dim2 size{9000, 2};
+    std::vector<std::vector<double>> host;
+    for (std::uint32_t k = 0; k < 6; ++k) {
+        host.push_back(larch::test::generate_random_values<double>(size, seed + k));
+    }
+    auto v = larch::test::create_dense(exec, size, host[0], 3);
+    auto r = larch::test::create_dense(exec, size, host[1], 4);
+    auto p_hat = larch::test::create_dense(exec, size, host[2], 2);
+    auto s_hat = larch::test::create_dense(exec, size, host[3], 5);
+    auto t = larch::test::create_dense(exec, size, host[4], 3);
+    auto x = larch::test::create_dense(exec, size, host[5], 2);
+    const double rho_new[] = {0.75, -1.5};
+    const double shadow_v[] = {2.0, 3.0};
+    const double t_t[] = {4.0, 0.5};
+    const double t_s[] = {1.0, -0.25};
+    auto state = make_state(exec, 2, 1,
+                            {{state_field::rho_new, {rho_new[0], rho_new[1]}},
+                             {state_field::shadow_v, {shadow_v[0], shadow_v[1]}},
+                             {state_field::t_t, {t_t[0], t_t[1]}},
+                             {state_field::t_s, {t_s[0], t_s[1]}}});
+    larch::array<double> workspace{exec};
+    LARCH_RUN_KERNEL(exec, dense::bicgstab_step_half, *v, *r, size_type{0}, state, workspace);
+    const auto s_new = r->copy_to_host();
+    LARCH_RUN_KERNEL(exec, dense::bicgstab_step_solution, *p_hat, *s_hat, *t, *x, *r, size_type{0}, state, workspace);
+    const auto x_new = x->copy_to_host();
+    const auto r_new = r->copy_to_host();
+    const auto values = state.copy_to_host();
+    const double u = std::ldexp(1.0, -53);
+    for (size_type col = 0; col < size.cols; ++col) {
+        const double alpha = rho_new[col] / shadow_v[col];
+        const double omega = t_s[col] / t_t[col];
+        EXPECT_EQ(field(values, 2, state_field::alpha, col), alpha);
+        EXPECT_EQ(field(values, 2, state_field::omega, col), omega);
+        long double sum = 0;
+        for (size_type row = 0; row < size.rows; ++row) {
+            const auto i = row * size.cols + col;
+            // one product and one sum (fused or not): within 2u of the magnitudes
+            EXPECT_NEAR(s_new[i], host[1][i] - alpha * host[0][i],
+                        2 * u * (std::abs(host[1][i]) + std::abs(alpha * host[0][i])));
+            // two products and two sums: within 3u of the magnitudes
+            EXPECT_NEAR(x_new[i], alpha * host[2][i] + omega * host[3][i] + host[5][i],
+                        3 * u * (std::abs(alpha * host[2][i]) + std::abs(omega * host[3][i]) + std::abs(host[5][i])));
+            EXPECT_NEAR(r_new[i], s_new[i] - omega * host[4][i],
+                        2 * u * (std::abs(s_new[i]) + std::abs(omega * host[4][i])));
+            sum += static_cast<long double>(r_new[i]) * r_new[i];
+        }
+        // a sum of n nonnegative squares in any order, then a root: relative error below (n + 2) u
+        const auto exact = static_cast<double>(std::sqrt(sum));
+        EXPECT_NEAR(field(values, 2, state_field::norms, col), exact, (size.rows + 2) * u * exact);
+        EXPECT_EQ(field(values, 2, state_field::stopped, col), state_field::running);
+    }
+}
+
+INSTANTIATE_TEST_SUITE_P(AllExecutors, BicgstabStepKernels, ::testing::ValuesIn(larch::test::executor_names()));
+
+class BicgstabCheckInterval : public ::testing::TestWithParam<std::string> {};
+
+TEST_P(BicgstabCheckInterval, GivesTheSameIteratesAndStatusForEveryInterval)
+{
+    LARCH_EXECUTOR_OR_SKIP(exec, GetParam());
+    std::shared_ptr<const larch::LinOp> a = larch::share(
+        larch::matrix::Csr<double, std::int32_t>::create(exec, larch::generate::convection_diffusion_2d<double>(20, 0.5)));
+    auto b = Dense::create(exec, dim2{400, 1});
+    b->fill(1.0);
+    std::vector<double> reference_x;
+    size_type reference_iterations = 0;
+    // A divergence bound the residual crosses in early iterations pauses them one by one; 1, 3 and 8 end
+    // their intervals at different iterations; 1000 is longer than the solve.
+    for (const size_type interval : {1, 3, 8, 1000}) {
+        SCOPED_TRACE("check interval " + std::to_string(interval));
+        auto solver = larch::solver::Bicgstab<double>::build()
+                          .with_check_interval(interval)
+                          .with_criteria(larch::stop::max_iterations(500), larch::stop::relative_residual(1e-10),
+                                         larch::stop::divergence(1.0, 1000))
+                          .on(exec)
+                          ->generate(a);
+        auto x = Dense::create(exec, dim2{400, 1});
+        x->fill(0.0);
+        solver->apply(b, x);
+        const auto status = solver->get_status();
+        EXPECT_EQ(status.reason, larch::stop::Reason::converged) << status.message;
+        if (reference_x.empty()) {
+            reference_x = x->copy_to_host();
+            reference_iterations = status.iterations;
+            EXPECT_GT(reference_iterations, 20u);
+            continue;
+        }
+        EXPECT_EQ(status.iterations, reference_iterations);
+        EXPECT_EQ(x->copy_to_host(), reference_x);
+    }
+}
+
+TEST_P(BicgstabCheckInterval, StopsExactlyAtTheIterationLimit)
+{
+    LARCH_EXECUTOR_OR_SKIP(exec, GetParam());
+    std::shared_ptr<const larch::LinOp> a = larch::share(
+        larch::matrix::Csr<double, std::int32_t>::create(exec, larch::generate::convection_diffusion_2d<double>(20, 0.5)));
+    auto b = Dense::create(exec, dim2{400, 1});
+    b->fill(1.0);
+    auto solver = larch::solver::Bicgstab<double>::build()
+                      .with_check_interval(8)
+                      .with_criteria(larch::stop::max_iterations(13), larch::stop::relative_residual(1e-14))
+                      .on(exec)
+                      ->generate(a);
+    auto x = Dense::create(exec, dim2{400, 1});
+    x->fill(0.0);
+    solver->apply(b, x);
+    EXPECT_EQ(solver->get_status().reason, larch::stop::Reason::max_iterations);
+    EXPECT_EQ(solver->get_status().iterations, 13u);
+}
+
+TEST(BicgstabCheckIntervalErrors, ZeroIsRejected)
+{
+    const auto exec = larch::make_executor("reference");
+    std::shared_ptr<const larch::LinOp> a =
+        larch::share(larch::matrix::Csr<double, std::int32_t>::create(exec, larch::generate::laplace_2d<double>(3)));
+    EXPECT_THROW(larch::solver::Bicgstab<double>::build()
+                     .with_check_interval(0)
+                     .with_criteria(larch::stop::max_iterations(5))
+                     .on(exec)
+                     ->generate(a),
+                 larch::BadInput);
+}
+
+INSTANTIATE_TEST_SUITE_P(AllExecutors, BicgstabCheckInterval, ::testing::ValuesIn(larch::test::executor_names()));
+
+}  // namespace
