@@ -29,12 +29,15 @@ ensure_packages() {
         DEBIAN_FRONTEND=noninteractive as_root apt-get install -y -qq --no-install-recommends "${missing[@]}"
 }
 
-# The packages every build needs, then (optionally) the HIP compiler for the HIP compile check.
+# The packages every build needs, then (optionally) the HIP compiler for the HIP compile check and Open MPI
+# for the distributed module.
 ensure_build_packages() {
     ensure_packages cmake make g++ ccache libgtest-dev nlohmann-json3-dev ||
         { echo "error: could not install the build packages" >&2; return 1; }
     ensure_packages hipcc libamdhip64-dev ||
         echo "warning: hipcc could not be installed; building without the HIP backend" >&2
+    ensure_packages libopenmpi-dev openmpi-bin ||
+        echo "warning: Open MPI could not be installed; building without the distributed module" >&2
 }
 
 # configure_and_build BUILD_DIR [TARGET...]: configures (Release, every backend this machine can compile)

@@ -1,0 +1,116 @@
+// distributed::Matrix<V, I>: a square sparse matrix whose rows are split over the processes of a partition;
+// per process a local diagonal block and a non-local block (both Csr), and the halo exchange of its SpMV.
+#pragma once
+
+#include <cstdint>
+#include <functional>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "larch/base/lin_op.hpp"
+#include "larch/base/matrix_data.hpp"
+#include "larch/base/process_group.hpp"
+#include "larch/distributed/partition.hpp"
+#include "larch/matrix/csr.hpp"
+#include "larch/matrix/dense.hpp"
+
+namespace larch {
+namespace distributed {
+
+/**
+ * Process p holds rows [begin_p, end_p) of the global matrix A as two Csr matrices on its executor:
+ * - the local block A(rows, own columns), local_rows x local_rows, in local indices;
+ * - the non-local block A(rows, other columns), local_rows x ghosts, whose columns are the distinct global
+ *   columns outside the process's block that its rows touch ("ghosts"), compressed and sorted by global index
+ *   (so the ghosts sent by one process are contiguous).
+ * Which of its rows each process sends to which neighbour and where the received ghosts go is computed once,
+ * at creation.
+ *
+ * As a LinOp it is this process's block: local_rows x local_rows, applied to vectors of this process's rows
+ * (distributed::Vector, or a plain matrix::Dense of local rows inside a solver); apply is collective. x = A b:
+ * post the receives and sends of the ghost values (non-blocking MPI), compute the local product meanwhile,
+ * wait, then add the non-local product. Operand checks are collective (a wrong size on one process throws
+ * DimensionMismatch on every process). For a device executor the values are staged through host memory
+ * (larch allocates no pinned host memory yet, so plain host memory), except that with a CUDA-aware MPI
+ * (mpi::is_cuda_aware()) the ghosts are received straight into device memory. One apply at a time per
+ * communicator (the messages of concurrent applies would mix).
+ *
+ * As a SplitOperator the unchanged Krylov solvers run on it (see solver::IterativeSolver) and generate their
+ * preconditioner on the local block: preconditioner::BlockJacobi on each process's diagonal block.
+ */
+template <typename V, typename I = std::int32_t>
+class Matrix : public LinOp, public SplitOperator {
+public:
+    using value_type = V;
+    using index_type = I;
+
+    /**
+     * From global coordinate data held by process `root` (ignored elsewhere), scattered to the owners of
+     * its rows. Collective; throws on every process: DimensionMismatch when the data is not square or its
+     * size differs from the partition's, BadInput for entries outside the matrix.
+     */
+    static std::unique_ptr<Matrix> create_from_global(std::shared_ptr<const Executor> exec,
+                                                      std::shared_ptr<const Partition> partition,
+                                                      const matrix_data<V, I>& global_data, int root = 0);
+    /**
+     * From each process's own rows (global row and column indices; data.size the global size).
+     * Collective; throws on every process: DimensionMismatch when a process passes a size other than the
+     * partition's, BadInput for a row the process does not own or a column outside the matrix.
+     */
+    static std::unique_ptr<Matrix> create_from_local(std::shared_ptr<const Executor> exec,
+                                                     std::shared_ptr<const Partition> partition,
+                                                     const matrix_data<V, I>& local_data);
+    /**
+     * From a Matrix Market file read by process 0 and scattered; with a null partition, a uniform one over
+     * `comm`. Collective; a file that cannot be read throws BadInput on every process.
+     */
+    static std::unique_ptr<Matrix> read_matrix_market(std::shared_ptr<const Executor> exec,
+                                                      std::shared_ptr<const mpi::communicator> comm,
+                                                      const std::string& path,
+                                                      std::shared_ptr<const Partition> partition = nullptr);
+
+    const std::shared_ptr<const Partition>& get_partition() const noexcept { return partition_; }
+    std::shared_ptr<const matrix::Csr<V, I>> get_local_matrix() const noexcept { return local_; }
+    std::shared_ptr<const matrix::Csr<V, I>> get_non_local_matrix() const noexcept { return non_local_; }
+    /// The global column of each ghost (column of the non-local block), ascending.
+    const std::vector<size_type>& get_ghost_columns() const noexcept { return ghost_columns_; }
+    /// The processes this one receives ghosts from, and sends rows to.
+    const std::vector<int>& get_receive_processes() const noexcept { return receive_processes_; }
+    const std::vector<int>& get_send_processes() const noexcept { return send_processes_; }
+
+    std::shared_ptr<const ProcessGroup> get_process_group() const override { return partition_->get_communicator(); }
+    std::shared_ptr<const LinOp> get_local_block() const override { return local_; }
+
+    std::unique_ptr<LinOp> clone_to(std::shared_ptr<const Executor> exec) const override;
+    std::string get_type_name() const override;
+
+protected:
+    void apply_impl(const LinOp& b, LinOp& x) const override;
+    void apply_impl(double alpha, const LinOp& b, double beta, LinOp& x) const override;
+    const ProcessGroup* get_apply_group() const noexcept override { return partition_->get_communicator().get(); }
+
+private:
+    Matrix(std::shared_ptr<const Executor> exec, std::shared_ptr<const Partition> partition);
+
+    /// Builds the blocks and the communication pattern from validated local data (collective).
+    void build(const matrix_data<V, I>& local_data);
+    /// The ghost values of b (ghosts x b's columns) on this executor, exchanged while `local_product` runs.
+    std::unique_ptr<matrix::Dense<V>> exchange_ghosts(const matrix::Dense<V>& b,
+                                                      const std::function<void()>& local_product) const;
+
+    std::shared_ptr<const Partition> partition_;
+    std::shared_ptr<const matrix::Csr<V, I>> local_;
+    std::shared_ptr<const matrix::Csr<V, I>> non_local_;
+    std::vector<size_type> ghost_columns_;
+    std::vector<int> receive_processes_;
+    /// Ghosts [receive_offsets_[k], receive_offsets_[k + 1]) come from receive_processes_[k].
+    std::vector<size_type> receive_offsets_;
+    std::vector<int> send_processes_;
+    /// Local rows send_rows_[send_offsets_[k] .. send_offsets_[k + 1]) go to send_processes_[k], in order.
+    std::vector<size_type> send_offsets_;
+    std::vector<size_type> send_rows_;
+};
+
+}  // namespace distributed
+}  // namespace larch

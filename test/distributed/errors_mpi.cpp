@@ -1,0 +1,156 @@
+// Bad input to the distributed module fails on every process with a clear exception, and no process is left
+// waiting: mismatched partitions, a vector of another partition, a process passing another size, a row a
+// process does not own, an unreadable file, bad partition ranges. (A hang would end at the ctest timeout.)
+#include <gtest/gtest.h>
+
+#include <cmath>
+
+#include "larch/distributed/matrix.hpp"
+#include "larch/distributed/vector.hpp"
+#include "larch/generate/problems.hpp"
+#include "larch/solver/cg.hpp"
+#include "test/distributed/distributed_test_utils.hpp"
+
+namespace larch {
+namespace test {
+namespace {
+
+using Dense = matrix::Dense<double>;
+using Vector = distributed::Vector<double>;
+using Matrix = distributed::Matrix<double>;
+
+const size_type n = 12;
+
+std::shared_ptr<const Matrix> laplace(std::shared_ptr<const distributed::Partition> partition)
+{
+    return share(Matrix::create_from_global(make_executor("reference"), partition,
+                                            generate::tridiagonal<double, std::int32_t>(n)));
+}
+
+TEST(DistributedErrors, MatrixApplyToAVectorOfAnotherPartitionThrowsEverywhere)
+{
+    if (world()->size() == 1) {
+        GTEST_SKIP() << "one process has a single partition of 12 rows";
+    }
+    const auto exec = make_executor("reference");
+    const auto matrix = laplace(make_partition(PartitionKind::uniform, n));
+    const auto other = make_partition(PartitionKind::uneven, n);
+    const auto b = Vector::create(exec, other, 1);
+    b->fill(1.0);
+    auto x = Vector::create(exec, other, 1);
+    std::string message;
+    EXPECT_TRUE(throws_everywhere<DimensionMismatch>([&] { matrix->apply(b, x); }, &message));
+    EXPECT_NE(message.find("rows"), std::string::npos) << message;
+    // A solver on the matrix refuses it the same way, on every process.
+    const auto solver = solver::Cg<double>::build().with_criteria(stop::max_iterations(10)).on(exec)->generate(matrix);
+    EXPECT_TRUE(throws_everywhere<DimensionMismatch>([&] { solver->apply(b, x); }));
+    // Nothing was left half-done: the next collective operation works.
+    const auto ok = Vector::create(exec, matrix->get_partition(), 1);
+    ok->fill(1.0);
+    EXPECT_DOUBLE_EQ(ok->compute_norm2()[0], std::sqrt(static_cast<double>(n)));
+}
+
+TEST(DistributedErrors, DotOfVectorsOfDifferentPartitionsThrowsEverywhere)
+{
+    if (world()->size() == 1) {
+        GTEST_SKIP() << "one process has a single partition of 12 rows";
+    }
+    const auto exec = make_executor("reference");
+    const auto a = Vector::create(exec, make_partition(PartitionKind::uniform, n), 1);
+    const auto b = Vector::create(exec, make_partition(PartitionKind::first_empty, n), 1);
+    a->fill(1.0);
+    b->fill(1.0);
+    EXPECT_TRUE(throws_everywhere<BadInput>([&] { a->compute_dot(*b); }));
+}
+
+TEST(DistributedErrors, AProcessPassingAnotherSizeThrowsEverywhere)
+{
+    const auto comm = world();
+    const auto last = comm->rank() == comm->size() - 1;
+    // A uniform partition of another number of rows on the last process (needs a second process).
+    if (comm->size() > 1) {
+        std::string message;
+        EXPECT_TRUE(throws_everywhere<BadInput>(
+            [&] { distributed::Partition::create_uniform(comm, last ? n + 1 : n); }, &message));
+        EXPECT_NE(message.find("process " + std::to_string(comm->size() - 1)), std::string::npos) << message;
+    }
+    // With one process too: matrix data or a vector of another size than the partition's.
+    // Matrix data of another size on the last process.
+    const auto partition = make_partition(PartitionKind::uniform, n);
+    const auto data = generate::tridiagonal<double, std::int32_t>(last ? n + 1 : n);
+    matrix_data<double> mine{data.size};
+    for (const auto& e : data.entries) {
+        if (partition->get_owner(static_cast<size_type>(e.row)) == comm->rank()) {
+            mine.entries.push_back(e);
+        }
+    }
+    EXPECT_TRUE(throws_everywhere<DimensionMismatch>(
+        [&] { Matrix::create_from_local(make_executor("reference"), partition, mine); }));
+    // A global vector of another length on the last process.
+    const auto global = Dense::create(make_executor("reference"), std::vector<double>(last ? n - 1 : n, 1.0));
+    EXPECT_TRUE(throws_everywhere<DimensionMismatch>(
+        [&] { Vector::create_from_global(make_executor("reference"), partition, *global); }));
+}
+
+TEST(DistributedErrors, ARowTheProcessDoesNotOwnThrowsEverywhere)
+{
+    const auto comm = world();
+    const auto partition = make_partition(PartitionKind::uniform, n);
+    matrix_data<double> mine{dim2{n, n}};
+    // Process 0 also passes the last row, which another process owns (with one process: a column outside).
+    if (comm->rank() == 0) {
+        mine.entries.push_back({static_cast<std::int32_t>(comm->size() > 1 ? n - 1 : 0),
+                                static_cast<std::int32_t>(comm->size() > 1 ? 0 : n), 1.0});
+    }
+    std::string message;
+    EXPECT_TRUE(throws_everywhere<BadInput>(
+        [&] { Matrix::create_from_local(make_executor("reference"), partition, mine); }, &message));
+    EXPECT_NE(message.find(comm->size() > 1 ? "does not own" : "outside"), std::string::npos) << message;
+}
+
+TEST(DistributedErrors, BadRootDataAndUnreadableFileThrowEverywhere)
+{
+    const auto comm = world();
+    const auto partition = make_partition(PartitionKind::uneven, n);
+    // The root's data is not square: every process learns it.
+    EXPECT_TRUE(throws_everywhere<DimensionMismatch>([&] {
+        Matrix::create_from_global(make_executor("reference"), partition, matrix_data<double>{dim2{n, n + 1}});
+    }));
+    std::string message;
+    EXPECT_TRUE(throws_everywhere<BadInput>(
+        [&] { Matrix::read_matrix_market(make_executor("reference"), comm, "/nonexistent/larch.mtx"); }, &message));
+    EXPECT_NE(message.find("larch.mtx"), std::string::npos) << message;
+}
+
+TEST(DistributedErrors, BadPartitionRangesThrowEverywhere)
+{
+    const auto comm = world();
+    const auto size = static_cast<size_type>(comm->size());
+    // Too few offsets.
+    EXPECT_TRUE(throws_everywhere<BadInput>(
+        [&] { distributed::Partition::create_from_ranges(comm, std::vector<size_type>(size, 0)); }));
+    // Not starting at 0.
+    std::vector<size_type> shifted(size + 1, 5);
+    EXPECT_TRUE(throws_everywhere<BadInput>([&] { distributed::Partition::create_from_ranges(comm, shifted); }));
+    // Decreasing on one process only.
+    std::vector<size_type> decreasing(size + 1, 5);
+    decreasing.front() = 0;
+    if (comm->rank() == 0) {
+        decreasing.back() = 4;
+    }
+    if (size > 1) {
+        EXPECT_TRUE(throws_everywhere<BadInput>([&] { distributed::Partition::create_from_ranges(comm, decreasing); }));
+    }
+    // Valid offsets that differ on the last process.
+    std::vector<size_type> offsets(size + 1);
+    for (size_type p = 0; p <= size; ++p) {
+        offsets[p] = p * 3 + (comm->rank() == comm->size() - 1 && p == size ? 1 : 0);
+    }
+    if (comm->size() > 1) {
+        EXPECT_TRUE(throws_everywhere<BadInput>([&] { distributed::Partition::create_from_ranges(comm, offsets); }));
+    }
+}
+
+}  // namespace
+}  // namespace test
+}  // namespace larch

@@ -1,0 +1,215 @@
+// The unchanged Krylov solvers on distributed::Matrix against the same solvers on one process: CG, BiCGSTAB,
+// GMRES and IDR(4) with scalar Jacobi (the same preconditioner whatever the partition), on generated and real
+// matrices, every partition kind; block-Jacobi on each process's diagonal block; a JSON-configured solver.
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <cmath>
+
+#include "larch/config/solver_config.hpp"
+#include "larch/distributed/matrix.hpp"
+#include "larch/distributed/vector.hpp"
+#include "larch/generate/problems.hpp"
+#include "larch/io/matrix_market.hpp"
+#include "test/distributed/distributed_test_utils.hpp"
+#include "test/solver/solver_test_utils.hpp"
+
+namespace larch {
+namespace test {
+namespace {
+
+using Csr = matrix::Csr<double>;
+using Dense = matrix::Dense<double>;
+using Vector = distributed::Vector<double>;
+using Matrix = distributed::Matrix<double>;
+
+constexpr double tolerance = 1e-10;
+
+struct Problem {
+    std::string name;
+    matrix_data<double> data;
+    std::vector<SolverKind> solvers;
+    /// Whether ||x - x_single|| / ||x_single|| <= 1e-6 is expected (well-conditioned problems).
+    bool compare_solutions;
+};
+
+std::vector<Problem> problems()
+{
+    const std::vector<SolverKind> all{SolverKind::cg, SolverKind::bicgstab, SolverKind::gmres, SolverKind::idr};
+    const std::vector<SolverKind> nonsymmetric{SolverKind::bicgstab, SolverKind::gmres, SolverKind::idr};
+    std::vector<Problem> result;
+    result.push_back({"laplace_2d(12)", generate::laplace_2d<double, std::int32_t>(12), all, true});
+    result.push_back({"convection_diffusion_2d(12)", generate::convection_diffusion_2d<double, std::int32_t>(12, 0.5),
+                      nonsymmetric, true});
+    const auto nos4 = matrix_path("nos4");
+    if (!nos4.empty()) {
+        result.push_back({"nos4", io::read_matrix_market_data<double, std::int32_t>(nos4), all, false});
+    }
+    const auto gre = matrix_path("gre_115");
+    if (!gre.empty()) {
+        result.push_back({"gre_115", io::read_matrix_market_data<double, std::int32_t>(gre), {SolverKind::gmres}, false});
+    }
+    return result;
+}
+
+/// Whether `value` is the same on every process.
+bool same_everywhere(double value)
+{
+    double low = 0;
+    double high = 0;
+    MPI_Allreduce(&value, &low, 1, MPI_DOUBLE, MPI_MIN, MPI_COMM_WORLD);
+    MPI_Allreduce(&value, &high, 1, MPI_DOUBLE, MPI_MAX, MPI_COMM_WORLD);
+    return low == high;
+}
+
+SolverSetup setup_with(bool jacobi)
+{
+    SolverSetup setup;
+    setup.criteria = {stop::max_iterations(2000), stop::relative_residual(tolerance)};
+    setup.jacobi = jacobi;
+    return setup;
+}
+
+TEST(DistributedSolvers, GiveTheSingleProcessResultsOnEveryPartition)
+{
+    const auto processes = world()->size();
+    const auto exec = make_executor("omp");
+    for (const auto& problem : problems()) {
+        const auto n = problem.data.size.rows;
+        const auto rhs = generate::right_hand_side<double>(n, generate::RhsKind::uniform, 7);
+        const auto b = Dense::create(exec, rhs);
+        const auto a = share(Csr::create(exec, problem.data));
+        for (const auto kind : problem.solvers) {
+            auto single_x = Dense::create(exec, dim2{n, 1});
+            single_x->fill(0.0);
+            const auto single = make_solver<double>(kind, exec, a, setup_with(true));
+            single->apply(b, single_x);
+            const auto single_status = single->get_status();
+            ASSERT_EQ(single_status.reason, stop::Reason::converged) << problem.name << " " << to_string(kind);
+            for (const auto partition_kind : partition_kinds()) {
+                SCOPED_TRACE(problem.name + ", " + to_string(kind) + ", " + to_string(partition_kind) + " partition");
+                const auto partition = make_partition(partition_kind, n);
+                const auto matrix = share(Matrix::create_from_global(exec, partition, problem.data));
+                const auto solver = make_solver<double>(kind, exec, matrix, setup_with(true));
+                const auto local_b = Vector::create_from_global(exec, partition, *b);
+                auto local_x = Vector::create(exec, partition, 1);
+                local_x->fill(0.0);
+                solver->apply(local_b, local_x);
+                const auto status = solver->get_status();
+                EXPECT_EQ(status.reason, stop::Reason::converged) << status.message;
+                // Every process saw the same scalars, so they agree on everything the status says.
+                EXPECT_TRUE(same_everywhere(static_cast<double>(status.iterations)));
+                EXPECT_TRUE(same_everywhere(status.residual_norm));
+                const auto x = local_x->gather_global(exec)->copy_to_host();
+                const auto expected = single_x->copy_to_host();
+                if (processes == 1) {
+                    // One process adds its partial sums to nothing: the very same computation.
+                    EXPECT_EQ(status.iterations, single_status.iterations);
+                    EXPECT_EQ(x, expected);
+                    continue;
+                }
+                // Other processes, other groupings of the reductions' sums: rounding-level differences that
+                // the iteration may amplify a little (a few iterations more or less), nothing more.
+                const auto slack = std::max<size_type>(3, single_status.iterations / 5);
+                EXPECT_LE(status.iterations, single_status.iterations + slack);
+                EXPECT_GE(status.iterations + slack, single_status.iterations);
+                // The solution meets the tolerance by an oracle that knows nothing of MPI or the solver.
+                EXPECT_LE(host_residual_norm(problem.data, rhs, x), 1.01 * tolerance * host_norm(rhs));
+                if (problem.compare_solutions) {
+                    // Both solutions are within cond(A) * 1e-10 of the exact one; cond < 1e3 here.
+                    std::vector<double> difference(n);
+                    std::transform(x.begin(), x.end(), expected.begin(), difference.begin(), std::minus<>{});
+                    EXPECT_LE(host_norm(difference), 1e-6 * host_norm(expected));
+                }
+            }
+        }
+    }
+}
+
+TEST(DistributedSolvers, CgSolvesSeveralRightHandSidesTogether)
+{
+    const auto exec = make_executor("reference");
+    const size_type n = 64;
+    const auto data = generate::laplace_2d<double, std::int32_t>(8);
+    std::vector<double> rhs(n * 2);
+    for (size_type i = 0; i < rhs.size(); ++i) {
+        rhs[i] = std::cos(0.3 * static_cast<double>(i));
+    }
+    const auto b = Dense::create(exec, dim2{n, 2}, rhs);
+    const auto partition = make_partition(PartitionKind::uneven, n);
+    const auto matrix = share(Matrix::create_from_global(exec, partition, data));
+    const auto solver = make_solver<double>(SolverKind::cg, exec, matrix, setup_with(true));
+    const auto local_b = Vector::create_from_global(exec, partition, *b);
+    auto local_x = Vector::create(exec, partition, 2);
+    local_x->fill(0.0);
+    solver->apply(local_b, local_x);
+    const auto x = local_x->gather_global(exec);
+    for (size_type col = 0; col < 2; ++col) {
+        EXPECT_EQ(solver->get_status(col).reason, stop::Reason::converged);
+        std::vector<double> b_col(n);
+        std::vector<double> x_col(n);
+        for (size_type i = 0; i < n; ++i) {
+            b_col[i] = rhs[i * 2 + col];
+            x_col[i] = x->at(i, col);
+        }
+        EXPECT_LE(host_residual_norm(data, b_col, x_col), 1.01 * tolerance * host_norm(b_col));
+    }
+}
+
+TEST(DistributedSolvers, BlockJacobiOnEachLocalBlockPreconditions)
+{
+    // Block-Jacobi (blocks of up to 8 rows) generated by the solver on each process's diagonal block: fewer
+    // iterations than without a preconditioner on a problem with a strongly varying diagonal, and a solution
+    // that meets the tolerance.
+    const auto exec = make_executor("omp");
+    auto data = generate::block_fem<double, std::int32_t>(20, 2, 4, 11);
+    const auto n = data.size.rows;
+    const auto rhs = generate::right_hand_side<double>(n, generate::RhsKind::uniform, 3);
+    const auto b = Dense::create(exec, rhs);
+    const auto partition = make_partition(PartitionKind::uneven, n);
+    const auto matrix = share(Matrix::create_from_global(exec, partition, data));
+    const auto local_b = Vector::create_from_global(exec, partition, *b);
+    const SolverSetup plain = setup_with(false);
+    auto parameters = solver::Bicgstab<double>::build();
+    parameters.criteria = plain.criteria;
+    parameters.with_preconditioner(preconditioner::BlockJacobi<double>::build().with_max_block_size(8));
+    const auto preconditioned = parameters.on(exec)->generate(matrix);
+    const auto unpreconditioned = make_solver<double>(SolverKind::bicgstab, exec, matrix, plain);
+    auto x = Vector::create(exec, partition, 1);
+    x->fill(0.0);
+    preconditioned->apply(local_b, x);
+    auto x_plain = Vector::create(exec, partition, 1);
+    x_plain->fill(0.0);
+    unpreconditioned->apply(local_b, x_plain);
+    EXPECT_EQ(preconditioned->get_status().reason, stop::Reason::converged);
+    EXPECT_LE(host_residual_norm(data, rhs, x->gather_global(exec)->copy_to_host()), 1.01 * tolerance * host_norm(rhs));
+    const auto jacobi = preconditioned->get_preconditioner_as<preconditioner::BlockJacobi<double>>();
+    EXPECT_EQ(jacobi->get_size(), (dim2{partition->get_local_rows(), partition->get_local_rows()}));
+    if (unpreconditioned->get_status().reason == stop::Reason::converged) {
+        EXPECT_LT(preconditioned->get_status().iterations, unpreconditioned->get_status().iterations);
+    }
+}
+
+TEST(DistributedSolvers, JsonConfiguredSolverRunsOnADistributedMatrix)
+{
+    const auto exec = make_executor("omp");
+    const auto data = generate::convection_diffusion_2d<double, std::int32_t>(10, 0.3);
+    const auto n = data.size.rows;
+    const auto rhs = generate::right_hand_side<double>(n, generate::RhsKind::uniform, 5);
+    const auto partition = make_partition(PartitionKind::first_empty, n);
+    const auto matrix = share(Matrix::create_from_global(exec, partition, data));
+    const auto solver = config::parse_solver_config<double>(R"({
+        "type": "idr", "subspace_dim": 2,
+        "criteria": {"max_iterations": 500, "relative_residual": 1e-10},
+        "preconditioner": {"type": "block_jacobi", "max_block_size": 4}})", exec)->generate(matrix);
+    const auto local_b = Vector::create_from_global(exec, partition, *Dense::create(exec, rhs));
+    auto x = Vector::create(exec, partition, 1);
+    x->fill(0.0);
+    solver->apply(local_b, x);
+    EXPECT_EQ(solver->get_status().reason, stop::Reason::converged);
+    EXPECT_LE(host_residual_norm(data, rhs, x->gather_global(exec)->copy_to_host()), 1.01 * tolerance * host_norm(rhs));
+}
+
+}  // namespace
+}  // namespace test
+}  // namespace larch
