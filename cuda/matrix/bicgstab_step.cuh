@@ -122,6 +122,16 @@ struct BicgstabFinishSolutionStep {
     }
 };
 
+/// finish(col): a finalize functor above applied to the column's sum of squares over all processes (a
+/// distributed solve, one thread per column).
+template <typename T, typename Finish>
+struct FinishFromSums {
+    Finish finish;
+    const T* sums_of_squares;
+
+    __device__ void operator()(std::int64_t col) const { finish(col, sums_of_squares[col]); }
+};
+
 }  // namespace dense
 }  // namespace LARCH_DEVICE_NAMESPACE
 }  // namespace kernels

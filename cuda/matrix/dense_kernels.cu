@@ -456,18 +456,36 @@ void bicgstab_step_direction(const DefaultExecutor& exec, const matrix::Dense<T>
                     "launch of dense::bicgstab_step_direction");
 }
 
+/// The fused reduction of a BiCGSTAB step: entry updates the vectors and gives the squares, finish records
+/// each column's step from its sum. On one process one reduction with the finish in its second launch; in a
+/// distributed solve this process's sums are completed over the group on the host first.
+template <typename T, typename Entry, typename Finish>
+void reduce_bicgstab_step(const DefaultExecutor& exec, dim2 size, Entry entry, Finish finish, T* norms,
+                          array<T>& workspace, const char* finish_launch_name)
+{
+    if (!::larch::current_reduction_group()) {
+        reduce_columns(exec, size.rows, size.cols, entry, warp::Sum{}, T{0}, finish, norms, workspace);
+        return;
+    }
+    array<T> sums{exec.shared_from_this(), size.cols};
+    reduce_columns(exec, size.rows, size.cols, entry, warp::Sum{}, T{0}, KeepTotal{}, sums.get_data(), workspace);
+    ::larch::detail::complete_sums(exec, sums.get_data(), size.cols);
+    launch_for_each(exec, static_cast<index64>(size.cols), FinishFromSums<T, Finish>{finish, sums.get_const_data()},
+                    finish_launch_name);
+}
+
 template <typename T>
 void bicgstab_step_half(const DefaultExecutor& exec, const matrix::Dense<T>& v, matrix::Dense<T>& r, size_type slot,
                         array<T>& state, array<T>& workspace)
 {
     const auto size = r.get_size();
-    const auto result = state.get_data() + (bicgstab_state::norms + slot) * size.cols;
-    reduce_columns(exec, size.rows, size.cols,
-                   BicgstabHalfStepEntry<T>{state.get_const_data(), size.cols, r.get_values(),
-                                            static_cast<index64>(r.get_stride()), v.get_const_values(),
-                                            static_cast<index64>(v.get_stride())},
-                   warp::Sum{}, T{0}, BicgstabFinishHalfStep<T>{state.get_data(), size.cols, slot}, result,
-                   workspace);
+    reduce_bicgstab_step(exec, size,
+                         BicgstabHalfStepEntry<T>{state.get_const_data(), size.cols, r.get_values(),
+                                                  static_cast<index64>(r.get_stride()), v.get_const_values(),
+                                                  static_cast<index64>(v.get_stride())},
+                         BicgstabFinishHalfStep<T>{state.get_data(), size.cols, slot},
+                         state.get_data() + (bicgstab_state::norms + slot) * size.cols, workspace,
+                         "launch of dense::bicgstab_step_half's finish");
 }
 
 template <typename T>
@@ -476,16 +494,16 @@ void bicgstab_step_solution(const DefaultExecutor& exec, const matrix::Dense<T>&
                             array<T>& state, array<T>& workspace)
 {
     const auto size = x.get_size();
-    const auto result = state.get_data() + (bicgstab_state::norms + slot) * size.cols;
-    reduce_columns(exec, size.rows, size.cols,
-                   BicgstabSolutionEntry<T>{state.get_const_data(), size.cols, x.get_values(),
-                                            static_cast<index64>(x.get_stride()), r.get_values(),
-                                            static_cast<index64>(r.get_stride()), p_hat.get_const_values(),
-                                            static_cast<index64>(p_hat.get_stride()), s_hat.get_const_values(),
-                                            static_cast<index64>(s_hat.get_stride()), t.get_const_values(),
-                                            static_cast<index64>(t.get_stride())},
-                   warp::Sum{}, T{0}, BicgstabFinishSolutionStep<T>{state.get_data(), size.cols, slot}, result,
-                   workspace);
+    reduce_bicgstab_step(exec, size,
+                         BicgstabSolutionEntry<T>{state.get_const_data(), size.cols, x.get_values(),
+                                                  static_cast<index64>(x.get_stride()), r.get_values(),
+                                                  static_cast<index64>(r.get_stride()), p_hat.get_const_values(),
+                                                  static_cast<index64>(p_hat.get_stride()), s_hat.get_const_values(),
+                                                  static_cast<index64>(s_hat.get_stride()), t.get_const_values(),
+                                                  static_cast<index64>(t.get_stride())},
+                         BicgstabFinishSolutionStep<T>{state.get_data(), size.cols, slot},
+                         state.get_data() + (bicgstab_state::norms + slot) * size.cols, workspace,
+                         "launch of dense::bicgstab_step_solution's finish");
 }
 
 template <typename T>

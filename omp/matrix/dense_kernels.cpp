@@ -218,49 +218,58 @@ void bicgstab_step_direction(const DefaultExecutor&, const matrix::Dense<T>& r, 
 }
 
 template <typename T>
-void bicgstab_step_half(const DefaultExecutor&, const matrix::Dense<T>& v, matrix::Dense<T>& r, size_type slot,
+void bicgstab_step_half(const DefaultExecutor& exec, const matrix::Dense<T>& v, matrix::Dense<T>& r, size_type slot,
                         array<T>& state, array<T>&)
 {
     // As cg_step_solution: the update runs inside the fixed-order sum's terms.
     const auto cols = r.get_size().cols;
     const auto rows = static_cast<std::ptrdiff_t>(r.get_size().rows);
+    std::vector<T> sums_of_squares(cols);
     for (size_type col = 0; col < cols; ++col) {
-        T sum_of_squares{};
-        if (bicgstab_rules::half_step_updates(state.get_const_data(), cols, col)) {
-            const auto alpha = bicgstab_rules::half_step_length(state.get_const_data(), cols, col);
-            sum_of_squares = components::fixed_order_sum<T>(rows, [&](std::ptrdiff_t row) {
-                return bicgstab_rules::update_half_step_entry(alpha, v.get_const_values()[row * v.get_stride() + col],
-                                                              r.get_values()[row * r.get_stride() + col]);
-            });
+        if (!bicgstab_rules::half_step_updates(state.get_const_data(), cols, col)) {
+            continue;
         }
-        bicgstab_rules::finish_half_step(state.get_data(), cols, col, slot, sum_of_squares);
+        const auto alpha = bicgstab_rules::half_step_length(state.get_const_data(), cols, col);
+        sums_of_squares[col] = components::fixed_order_sum<T>(rows, [&](std::ptrdiff_t row) {
+            return bicgstab_rules::update_half_step_entry(alpha, v.get_const_values()[row * v.get_stride() + col],
+                                                          r.get_values()[row * r.get_stride() + col]);
+        });
+    }
+    // Over every process's rows in a distributed solve, before any column decides to stop.
+    ::larch::detail::complete_sums(exec, sums_of_squares.data(), cols);
+    for (size_type col = 0; col < cols; ++col) {
+        bicgstab_rules::finish_half_step(state.get_data(), cols, col, slot, sums_of_squares[col]);
     }
 }
 
 template <typename T>
-void bicgstab_step_solution(const DefaultExecutor&, const matrix::Dense<T>& p_hat, const matrix::Dense<T>& s_hat,
+void bicgstab_step_solution(const DefaultExecutor& exec, const matrix::Dense<T>& p_hat, const matrix::Dense<T>& s_hat,
                             const matrix::Dense<T>& t, matrix::Dense<T>& x, matrix::Dense<T>& r, size_type slot,
                             array<T>& state, array<T>&)
 {
     using bicgstab_rules::SolutionUpdate;
     const auto cols = x.get_size().cols;
     const auto rows = static_cast<std::ptrdiff_t>(x.get_size().rows);
+    std::vector<T> sums_of_squares(cols);
     for (size_type col = 0; col < cols; ++col) {
         const auto update = bicgstab_rules::solution_update(state.get_const_data(), cols, col);
-        T sum_of_squares{};
-        if (update != SolutionUpdate::none) {
-            const auto alpha = bicgstab_rules::value(state.get_const_data(), cols, bicgstab_state::alpha, col);
-            const auto omega =
-                update == SolutionUpdate::full ? bicgstab_rules::solution_omega(state.get_const_data(), cols, col) : T{};
-            sum_of_squares = components::fixed_order_sum<T>(rows, [&](std::ptrdiff_t row) {
-                return bicgstab_rules::update_solution_entry(
-                    update, alpha, omega, p_hat.get_const_values()[row * p_hat.get_stride() + col],
-                    s_hat.get_const_values()[row * s_hat.get_stride() + col],
-                    t.get_const_values()[row * t.get_stride() + col], x.get_values()[row * x.get_stride() + col],
-                    r.get_values()[row * r.get_stride() + col]);
-            });
+        if (update == SolutionUpdate::none) {
+            continue;
         }
-        bicgstab_rules::finish_solution_step(state.get_data(), cols, col, slot, sum_of_squares);
+        const auto alpha = bicgstab_rules::value(state.get_const_data(), cols, bicgstab_state::alpha, col);
+        const auto omega =
+            update == SolutionUpdate::full ? bicgstab_rules::solution_omega(state.get_const_data(), cols, col) : T{};
+        sums_of_squares[col] = components::fixed_order_sum<T>(rows, [&](std::ptrdiff_t row) {
+            return bicgstab_rules::update_solution_entry(
+                update, alpha, omega, p_hat.get_const_values()[row * p_hat.get_stride() + col],
+                s_hat.get_const_values()[row * s_hat.get_stride() + col],
+                t.get_const_values()[row * t.get_stride() + col], x.get_values()[row * x.get_stride() + col],
+                r.get_values()[row * r.get_stride() + col]);
+        });
+    }
+    ::larch::detail::complete_sums(exec, sums_of_squares.data(), cols);
+    for (size_type col = 0; col < cols; ++col) {
+        bicgstab_rules::finish_solution_step(state.get_data(), cols, col, slot, sums_of_squares[col]);
     }
 }
 
