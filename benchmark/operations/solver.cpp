@@ -8,7 +8,8 @@
 // the CSR arrays once (values, column indices, row pointers) plus its input and writes its output; every
 // vector operation reads and writes its operands once; Jacobi reads D^{-1}, its input and writes its output
 // (a copy, 2 vectors, without preconditioner). CG: 1 SpMV + 14 vectors of n + 1 preconditioner application;
-// BiCGSTAB: 2 SpMV + 27 vectors + 2 preconditioner applications. GMRES(m), Arnoldi step j (j + 1 basis
+// BiCGSTAB: 2 SpMV + 21 vectors + 2 preconditioner applications (4 dot products: 7, the direction update: 4,
+// the half step with ||s||: 3, the solution step with ||r||: 7). GMRES(m), Arnoldi step j (j + 1 basis
 // vectors): 1 SpMV + 1 preconditioner application + two CGS passes of (2j + 5) vectors each (projection:
 // basis and w read; update: basis and w read, w written) + 3 (norm of w, v_{j+1} = w / norm); per restart
 // cycle of k steps once more: k basis vectors read and one written (x's combination), 1 preconditioner
@@ -57,7 +58,7 @@ double bytes_moved(const std::string& type, double iterations, size_type restart
         return iterations * (spmv + 14 * vector + preconditioner);
     }
     if (type == "bicgstab") {
-        return iterations * (2 * spmv + 27 * vector + 2 * preconditioner);
+        return iterations * (2 * spmv + 21 * vector + 2 * preconditioner);
     }
     if (type == "gmres") {
         double bytes = 0;
