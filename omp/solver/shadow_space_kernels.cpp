@@ -11,7 +11,8 @@ namespace omp {
 namespace shadow_space {
 
 template <typename T>
-void fill_random(const DefaultExecutor&, std::uint64_t seed, matrix::Dense<T>& space)
+void fill_random(const DefaultExecutor&, std::uint64_t seed, size_type global_cols, size_type first_col,
+                 matrix::Dense<T>& space)
 {
     const auto rows = static_cast<std::ptrdiff_t>(space.get_size().rows);
     const auto cols = space.get_size().cols;
@@ -19,7 +20,7 @@ void fill_random(const DefaultExecutor&, std::uint64_t seed, matrix::Dense<T>& s
     for (std::ptrdiff_t row = 0; row < rows; ++row) {
         for (size_type col = 0; col < cols; ++col) {
             space.get_values()[row * space.get_stride() + col] =
-                static_cast<T>(::larch::kernels::components::counter_random_uniform(seed, row * cols + col));
+                static_cast<T>(::larch::kernels::components::counter_random_uniform(seed, row * global_cols + first_col + col));
         }
     }
 }

@@ -9,13 +9,14 @@ namespace reference {
 namespace shadow_space {
 
 template <typename T>
-void fill_random(const DefaultExecutor&, std::uint64_t seed, matrix::Dense<T>& space)
+void fill_random(const DefaultExecutor&, std::uint64_t seed, size_type global_cols, size_type first_col,
+                 matrix::Dense<T>& space)
 {
     const auto cols = space.get_size().cols;
     for (size_type row = 0; row < space.get_size().rows; ++row) {
         for (size_type col = 0; col < cols; ++col) {
             space.get_values()[row * space.get_stride() + col] =
-                static_cast<T>(::larch::kernels::components::counter_random_uniform(seed, row * cols + col));
+                static_cast<T>(::larch::kernels::components::counter_random_uniform(seed, row * global_cols + first_col + col));
         }
     }
 }

@@ -24,7 +24,7 @@ TEST_P(ShadowSpaceKernels, FillRandomWritesTheCounterBasedValuesOfTheSeed)
     // a stride beyond the columns: the padding must stay untouched
     auto space = Dense::create(exec, size, larch::array<double>{exec, size.rows * 1003}, 1003);
     space->fill(0.0);
-    LARCH_RUN_KERNEL(exec, shadow_space::fill_random, std::uint64_t{42}, *space);
+    LARCH_RUN_KERNEL(exec, shadow_space::fill_random, std::uint64_t{42}, size.cols, size_type{0}, *space);
     const auto values = space->copy_to_host();
     double sum = 0;
     for (size_type i = 0; i < size.rows * size.cols; ++i) {
@@ -36,8 +36,24 @@ TEST_P(ShadowSpaceKernels, FillRandomWritesTheCounterBasedValuesOfTheSeed)
     }
     // the mean of 3,003 uniform values on [-1, 1) has standard deviation 0.011: 0.05 is 4.7 of them
     EXPECT_LT(std::abs(sum / (size.rows * size.cols)), 0.05);
-    LARCH_RUN_KERNEL(exec, shadow_space::fill_random, std::uint64_t{43}, *space);
+    LARCH_RUN_KERNEL(exec, shadow_space::fill_random, std::uint64_t{43}, size.cols, size_type{0}, *space);
     EXPECT_NE(space->copy_to_host(), values);
+}
+
+TEST_P(ShadowSpaceKernels, FillRandomWritesAColumnBlockOfTheWholeSpace)
+{
+    // Columns [400, 700) of the 3 x 1001 space, as a process holding those rows of the shadow vectors.
+    LARCH_EXECUTOR_OR_SKIP(exec, GetParam());
+    auto block = Dense::create(exec, dim2{3, 300});
+    LARCH_RUN_KERNEL(exec, shadow_space::fill_random, std::uint64_t{42}, size_type{1001}, size_type{400}, *block);
+    const auto values = block->copy_to_host();
+    for (size_type row = 0; row < 3; ++row) {
+        for (size_type col = 0; col < 300; ++col) {
+            ASSERT_EQ(values[row * 300 + col],
+                      larch::kernels::components::counter_random_uniform(42, row * 1001 + 400 + col))
+                << row << ", " << col;
+        }
+    }
 }
 
 INSTANTIATE_TEST_SUITE_P(AllExecutors, ShadowSpaceKernels, ::testing::ValuesIn(larch::test::executor_names()));
