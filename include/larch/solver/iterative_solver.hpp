@@ -141,9 +141,10 @@ struct IterationOutcome {
 
 /**
  * A Krylov solver for A x = b as a LinOp: `apply(b, x)` solves with x as the initial guess, column by column
- * (Cg iterates all columns together, each ending as if solved alone);
+ * (Cg and Bicgstab iterate all columns together, each ending as if solved alone);
  * `apply(alpha, b, beta, x)` sets x = alpha A^{-1} b + beta x. Runs on every executor through Dense BLAS-1
- * and the system matrix's apply; scalars live on the host (one synchronization per reduction).
+ * and the system matrix's apply; scalars live on the host (one synchronization per reduction), except in
+ * Cg and Bicgstab, which keep them on the executor and read them once every few iterations.
  *
  * Thread safety: apply may be called from several threads at once on one solver (with distinct x): the
  * solver's own state is read-only after generate, and each apply records its statuses under a lock when it
