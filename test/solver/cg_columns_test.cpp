@@ -48,7 +48,8 @@ TEST_P(CgColumns, EachColumnEndsAsWhenSolvedAlone)
                                          larch::stop::divergence(1.0, 1000))
                           .on(exec)
                           ->generate(a);
-        const auto statuses = larch::test::expect_columns_as_alone(exec, *solver, b_columns, x_columns);
+        const auto statuses = larch::test::expect_columns_as_alone(exec, *solver, b_columns, x_columns,
+                                                                   larch::test::column_match_of(GetParam()));
         ASSERT_EQ(statuses.size(), cols);
         std::vector<size_type> iterations;
         for (const auto& status : statuses) {
@@ -90,7 +91,8 @@ TEST_P(CgColumns, BreakdownRestartsAndOverflowStayInTheirColumns)
                       .with_criteria(larch::stop::max_iterations(50), larch::stop::relative_residual(1e-12))
                       .on(exec)
                       ->generate(a);
-    const auto statuses = larch::test::expect_columns_as_alone(exec, *solver, b_columns, x_columns);
+    const auto statuses = larch::test::expect_columns_as_alone(exec, *solver, b_columns, x_columns,
+                                                               larch::test::column_match_of(GetParam()));
     ASSERT_EQ(statuses.size(), 4u);
     using larch::stop::Reason;
     EXPECT_EQ(statuses[0].reason, Reason::breakdown);
