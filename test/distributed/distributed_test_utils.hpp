@@ -7,10 +7,12 @@
 
 #include <fstream>
 #include <functional>
+#include <iostream>
 #include <memory>
 #include <string>
 #include <vector>
 
+#include "larch/base/executor.hpp"
 #include "larch/distributed/communicator.hpp"
 #include "larch/distributed/partition.hpp"
 
@@ -72,6 +74,27 @@ inline std::string matrix_path(const std::string& name)
 {
     const auto path = std::string{LARCH_MATRICES_DIR} + "/" + name + ".mtx";
     return std::ifstream{path}.good() ? path : std::string{};
+}
+
+/// The executors a test runs on: reference and omp, and each GPU backend that is built on this process's device
+/// (mpi::map_rank_to_executor, so that the device staging of the halo runs there too); a GPU backend without a
+/// device is left out with a note from process 0 (all processes see the same machine kind).
+inline std::vector<std::shared_ptr<const Executor>> test_executors()
+{
+    std::vector<std::shared_ptr<const Executor>> result{make_executor("reference"), make_executor("omp")};
+    for (const std::string backend : {"cuda", "hip"}) {
+        if (!is_backend_built(backend)) {
+            continue;
+        }
+        try {
+            result.push_back(make_executor(mpi::map_rank_to_executor(*world(), backend)));
+        } catch (const DeviceNotFound& e) {
+            if (world()->rank() == 0) {
+                std::cout << "note: " << backend << " built but no device, not tested here: " << e.what() << "\n";
+            }
+        }
+    }
+    return result;
 }
 
 /// Whether `operation` threw an exception of type E on every process (collective).

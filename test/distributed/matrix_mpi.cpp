@@ -111,48 +111,52 @@ std::vector<Problem> problems()
 TEST(DistributedMatrix, AppliesAsTheSingleProcessCsrOnEveryPartitionAndCreation)
 {
     const auto processes = world()->size();
-    for (const std::string executor : {"reference", "omp"}) {
-        const auto exec = make_executor(executor);
+    const auto host = make_executor("reference");
+    for (const auto& exec : test_executors()) {
         for (const auto& problem : problems()) {
             const auto n = problem.data.size.rows;
+            // The oracle: the same product by the whole Csr on one process (on the same executor), and the
+            // product of the magnitudes (on the host) that bounds each row's rounding.
             const auto a = Csr::create(exec, problem.data);
             auto abs_data = problem.data;
             for (auto& e : abs_data.entries) {
                 e.value = std::abs(e.value);
             }
-            const auto abs_a = Csr::create(exec, abs_data);
-            const auto b = global_vector(exec, n, 2, 0.5);
-            const auto x0 = global_vector(exec, n, 2, 1.5);
-            auto abs_b = b->clone_dense(exec);
-            auto abs_x0 = x0->clone_dense(exec);
+            const auto abs_a = Csr::create(host, abs_data);
+            const auto b = global_vector(host, n, 2, 0.5);
+            const auto x0 = global_vector(host, n, 2, 1.5);
+            auto abs_b = b->clone_dense(host);
+            auto abs_x0 = x0->clone_dense(host);
             for (auto* d : {abs_b.get(), abs_x0.get()}) {
                 for (size_type i = 0; i < n * 2; ++i) {
                     d->get_values()[i] = std::abs(d->get_values()[i]);
                 }
             }
             auto expected = Dense::create(exec, dim2{n, 2});
-            a->apply(b, expected);
-            auto magnitudes = Dense::create(exec, dim2{n, 2});
+            a->apply(b->clone_dense(exec), expected);
+            auto magnitudes = Dense::create(host, dim2{n, 2});
             abs_a->apply(abs_b, magnitudes);
             // alpha A b + beta x0 with alpha = -0.5, beta = 2.
             auto expected_scaled = x0->clone_dense(exec);
-            a->apply(-0.5, b, 2.0, expected_scaled);
-            auto magnitudes_scaled = abs_x0->clone_dense(exec);
+            a->apply(-0.5, b->clone_dense(exec), 2.0, expected_scaled);
+            auto magnitudes_scaled = abs_x0->clone_dense(host);
             abs_a->apply(0.5, abs_b, 2.0, magnitudes_scaled);
             for (const auto kind : partition_kinds()) {
                 for (const auto creation : {Creation::scatter, Creation::local_rows, Creation::matrix_market}) {
-                    SCOPED_TRACE(problem.name + ", " + executor + ", " + to_string(kind) + " partition, creation " +
-                                 std::to_string(static_cast<int>(creation)));
+                    SCOPED_TRACE(problem.name + ", " + exec->get_name() + ", " + to_string(kind) +
+                                 " partition, creation " + std::to_string(static_cast<int>(creation)));
                     const auto partition = make_partition(kind, n);
                     const auto matrix = create(creation, exec, partition, problem.data, problem.path);
                     ASSERT_EQ(matrix->get_size(), (dim2{partition->get_local_rows(), partition->get_local_rows()}));
                     const auto local_b = Vector::create_from_global(exec, partition, *b);
                     auto local_x = Vector::create(exec, partition, 2);
                     matrix->apply(local_b, local_x);
-                    expect_rows_match(*expected, *local_x->gather_global(exec), *magnitudes, processes);
+                    expect_rows_match(*expected->clone_dense(host), *local_x->gather_global(host), *magnitudes,
+                                      processes);
                     auto local_x0 = Vector::create_from_global(exec, partition, *x0);
                     matrix->apply(-0.5, local_b, 2.0, local_x0);
-                    expect_rows_match(*expected_scaled, *local_x0->gather_global(exec), *magnitudes_scaled, processes);
+                    expect_rows_match(*expected_scaled->clone_dense(host), *local_x0->gather_global(host),
+                                      *magnitudes_scaled, processes);
                 }
             }
         }
@@ -188,8 +192,8 @@ TEST(DistributedVector, DotAndNormGiveTheWholeVectorsValuesOnEveryProcess)
 {
     const auto comm = world();
     const auto eps = std::numeric_limits<double>::epsilon();
-    for (const std::string executor : {"reference", "omp"}) {
-        const auto exec = make_executor(executor);
+    for (const auto& exec : test_executors()) {
+        const auto executor = exec->get_name();
         const size_type n = 1000;
         const auto a = global_vector(exec, n, 3, 0.25);
         const auto b = global_vector(exec, n, 3, 2.0);
