@@ -46,6 +46,8 @@ constexpr int reduction_block_size = 256;
 /// Enough partial results per column to fill the device for one column, few enough for one block to
 /// finish them quickly.
 constexpr std::int64_t max_partials_per_column = 1024;
+/// Columns of at most this many rows are reduced in one launch (reduce_short_columns).
+constexpr std::int64_t max_short_column_rows = 4096;
 
 /// Stage 1: each block reduces `entry(row, col)` over its grid-stride share of the rows of column
 /// blockIdx.y (and further columns with stride gridDim.y); one partial result per block and column.
@@ -102,6 +104,25 @@ __global__ void __launch_bounds__(reduction_block_size)
             total = op(total, group_results[group][threadIdx.x]);
         }
         partials[std::int64_t{threadIdx.x} * gridDim.x + blockIdx.x] = total;
+    }
+}
+
+/// Short columns in one launch: one block per column reduces all of it and finalizes it (the two launches
+/// below cost more than the work for a few thousand rows, where a solver's iteration is launch-bound).
+template <typename T, typename Entry, typename Op, typename Finalize>
+__global__ void __launch_bounds__(reduction_block_size)
+    reduce_short_columns(std::int64_t rows, std::int64_t cols, Entry entry, Op op, T identity,
+                         Finalize finalize, T* result)
+{
+    for (std::int64_t col = blockIdx.x; col < cols; col += gridDim.x) {
+        T partial = identity;
+        for (std::int64_t row = threadIdx.x; row < rows; row += blockDim.x) {
+            partial = op(partial, entry(row, col));
+        }
+        const T total = block_all_reduce<reduction_block_size>(partial, op);
+        if (threadIdx.x == 0) {
+            result[col] = finalize(col, total);
+        }
     }
 }
 
@@ -162,13 +183,14 @@ inline std::int64_t reduction_partials_per_column(const GpuExecutor& exec, std::
  * result[col] = finalize(col, op(entry(0, col), ..., entry(rows - 1, col))) for every col < cols, with
  * `result` in device memory. Two launches (blocks over rows on x and columns on y, or over the row-major
  * (row, col) pairs for 2..32 columns in a power of two; then one block per column over the partial
- * results) and a workspace of at most 1024 values per column, taken from `workspace` (enlarged only
- * when too small, so a caller that keeps it allocates once). `entry` and `finalize` are functors with
- * `__device__ T operator()(std::int64_t, std::int64_t)` and `__device__ T operator()(std::int64_t col, T
- * total)`; `entry` is called exactly once per (row, col) in
- * the first launch and `finalize` once per column in the second, so either may also write memory.
- * Deterministic for a given device: the grid depends only on the sizes, the layout and the device. A
- * plain reduction is the case cols == 1. `layout` says how the entries lie in memory, so that the reads
+ * results) and a workspace of at most 1024 values per column, taken from `workspace` (enlarged only when
+ * too small, so a caller that keeps it allocates once); one launch and no workspace for at most
+ * max_short_column_rows rows. `entry` and `finalize` are functors with `__device__ T
+ * operator()(std::int64_t, std::int64_t)` and `__device__ T operator()(std::int64_t col, T total)`;
+ * `entry` is called exactly once per (row, col) and `finalize` once per column, after every entry of its
+ * column (not necessarily after those of the other columns), so either may also write memory of its own
+ * column. Deterministic for a given device: the grid depends only on the sizes, the layout and the device.
+ * A plain reduction is the case cols == 1. `layout` says how the entries lie in memory, so that the reads
  * coalesce.
  */
 template <typename T, typename Entry, typename Op, typename Finalize>
@@ -180,8 +202,14 @@ void reduce_columns(const GpuExecutor& exec, std::int64_t rows, std::int64_t col
         return;
     }
     constexpr std::int64_t max_grid_y = 65535;
-    const auto blocks_per_column = reduction_partials_per_column(exec, rows, cols, layout);
     const std::int64_t column_blocks = std::min(cols, max_grid_y);
+    if (rows <= max_short_column_rows) {
+        reduce_short_columns<<<static_cast<unsigned>(column_blocks), reduction_block_size>>>(
+            rows, cols, entry, op, identity, finalize, result);
+        LARCH_LAUNCH_CHECK("components::reduce_short_columns");
+        return;
+    }
+    const auto blocks_per_column = reduction_partials_per_column(exec, rows, cols, layout);
     const auto needed = static_cast<size_type>(blocks_per_column * cols);
     if (workspace.get_size() < needed) {
         workspace.resize_and_reset(needed);
