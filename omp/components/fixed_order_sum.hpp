@@ -4,6 +4,7 @@
 // therefore take the same iterations from run to run and on any machine.
 #pragma once
 
+#include <algorithm>
 #include <cstddef>
 #include <vector>
 
@@ -18,29 +19,42 @@ namespace components {
 /// vectors (a few 10^4 rows) spread over the threads.
 constexpr std::ptrdiff_t fixed_order_chunk_length = 4096;
 
+/// sum of term(i) for i in [begin, end), sequentially.
+template <typename T, typename Term>
+T sequential_sum(std::ptrdiff_t begin, std::ptrdiff_t end, Term& term)
+{
+    T sum{};
+    for (auto i = begin; i < end; ++i) {
+        sum += term(i);
+    }
+    return sum;
+}
+
 /// sum of term(i) for i in [0, n), with the fixed chunking described above.
 template <typename T, typename Term>
 T fixed_order_sum(std::ptrdiff_t n, Term term)
 {
     const auto num_chunks = (n + fixed_order_chunk_length - 1) / fixed_order_chunk_length;
+    const auto chunk_end = [&](std::ptrdiff_t chunk) {
+        return std::min(n, (chunk + 1) * fixed_order_chunk_length);
+    };
     if (num_chunks <= 1) {
+        return sequential_sum<T>(0, n, term);
+    }
+    // Below parallel_rows_threshold the chunks are summed on this thread, without a parallel region (whose
+    // start costs more than these sums): the same chunks added in the same order, the same result.
+    if (n < parallel_rows_threshold) {
         T sum{};
-        for (std::ptrdiff_t i = 0; i < n; ++i) {
-            sum += term(i);
+        for (std::ptrdiff_t chunk = 0; chunk < num_chunks; ++chunk) {
+            sum += sequential_sum<T>(chunk * fixed_order_chunk_length, chunk_end(chunk), term);
         }
         return sum;
     }
     std::vector<T> chunk_sums(static_cast<std::size_t>(num_chunks));
-    // below parallel_rows_threshold the chunks are summed on this thread: the same chunks, the same result
-#pragma omp parallel for schedule(static) if (n >= parallel_rows_threshold)
+#pragma omp parallel for schedule(static)
     for (std::ptrdiff_t chunk = 0; chunk < num_chunks; ++chunk) {
-        const auto begin = chunk * fixed_order_chunk_length;
-        const auto end = begin + fixed_order_chunk_length < n ? begin + fixed_order_chunk_length : n;
-        T sum{};
-        for (std::ptrdiff_t i = begin; i < end; ++i) {
-            sum += term(i);
-        }
-        chunk_sums[static_cast<std::size_t>(chunk)] = sum;
+        chunk_sums[static_cast<std::size_t>(chunk)] =
+            sequential_sum<T>(chunk * fixed_order_chunk_length, chunk_end(chunk), term);
     }
     T sum{};
     for (const auto chunk_sum : chunk_sums) {

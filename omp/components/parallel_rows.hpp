@@ -5,6 +5,8 @@
 // wake-up is below a quarter. Results do not depend on the path: each row is computed the same way.
 #pragma once
 
+#include <omp.h>
+
 #include <cstddef>
 
 namespace larch {
@@ -26,6 +28,42 @@ void for_each_row(std::ptrdiff_t rows, Body&& body)
         return;
     }
 #pragma omp parallel for schedule(static)
+    for (std::ptrdiff_t row = 0; row < rows; ++row) {
+        body(row);
+    }
+}
+
+/// body(begin, end) on consecutive ranges covering [0, count): one range on the calling thread below
+/// parallel_rows_threshold, one range per thread from there on. For entries that lie contiguously: a plain
+/// loop over a range vectorizes, where a body per row with a loop over its columns does not.
+template <typename Body>
+void for_each_range(std::ptrdiff_t count, Body&& body)
+{
+    if (count < parallel_rows_threshold) {
+        body(std::ptrdiff_t{0}, count);
+        return;
+    }
+#pragma omp parallel
+    {
+        const std::ptrdiff_t threads = omp_get_num_threads();
+        const std::ptrdiff_t thread = omp_get_thread_num();
+        body(count * thread / threads, count * (thread + 1) / threads);
+    }
+}
+
+/// body(row) for every row of a sparse matrix with `entries` stored entries: serially below
+/// parallel_rows_threshold entries, otherwise in parallel with dynamic chunks of 64 rows, which keep the
+/// threads busy where rows differ in length.
+template <typename Body>
+void for_each_sparse_row(std::ptrdiff_t rows, std::ptrdiff_t entries, Body&& body)
+{
+    if (entries < parallel_rows_threshold) {
+        for (std::ptrdiff_t row = 0; row < rows; ++row) {
+            body(row);
+        }
+        return;
+    }
+#pragma omp parallel for schedule(dynamic, 64)
     for (std::ptrdiff_t row = 0; row < rows; ++row) {
         body(row);
     }

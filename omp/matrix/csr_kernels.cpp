@@ -1,11 +1,13 @@
-// OpenMP kernels of matrix::Csr: SpMV and conversions in parallel over rows; transpose by a counting sort
-// over blocks of rows (one block per thread).
+// OpenMP kernels of matrix::Csr: SpMV and conversions in parallel over rows (SpMV on the calling thread below
+// components::parallel_rows_threshold stored entries); transpose by a counting sort over blocks of rows (one
+// block per thread).
 #include "core/matrix/csr_kernels.hpp"
 
 #include <algorithm>
 #include <vector>
 
 #include "core/components/prefix_sum_kernels.hpp"
+#include "omp/components/parallel_rows.hpp"
 
 namespace larch {
 namespace kernels {
@@ -19,20 +21,31 @@ void spmv(const DefaultExecutor&, V alpha, const matrix::Csr<V, I>& a, const mat
     const auto row_ptrs = a.get_const_row_ptrs();
     const auto col_idxs = a.get_const_col_idxs();
     const auto values = a.get_const_values();
+    const auto b_values = b.get_const_values();
+    const auto b_stride = b.get_stride();
+    const auto x_values = x.get_values();
+    const auto x_stride = x.get_stride();
     const auto rows = static_cast<std::ptrdiff_t>(a.get_size().rows);
     const auto num_rhs = b.get_size().cols;
-    // Rows differ in length; dynamic chunks keep the threads busy on irregular matrices.
-#pragma omp parallel for schedule(dynamic, 64)
-    for (std::ptrdiff_t row = 0; row < rows; ++row) {
-        for (size_type j = 0; j < num_rhs; ++j) {
-            V sum{};
-            for (auto k = row_ptrs[row]; k < row_ptrs[row + 1]; ++k) {
-                sum += values[k] * b.get_const_values()[col_idxs[k] * b.get_stride() + j];
-            }
-            auto& entry = x.get_values()[row * x.get_stride() + j];
-            entry = beta == V{} ? alpha * sum : alpha * sum + beta * entry;
+    const auto entries = static_cast<std::ptrdiff_t>(a.get_num_stored_elements() * num_rhs);
+    const auto row_product = [&](std::ptrdiff_t row, size_type j) {
+        V sum{};
+        for (auto k = row_ptrs[row]; k < row_ptrs[row + 1]; ++k) {
+            sum += values[k] * b_values[col_idxs[k] * b_stride + j];
         }
+        auto& entry = x_values[row * x_stride + j];
+        entry = beta == V{} ? alpha * sum : alpha * sum + beta * entry;
+    };
+    // One right-hand side, the solvers' case, without the loop over columns around each row.
+    if (num_rhs == 1) {
+        components::for_each_sparse_row(rows, entries, [&](std::ptrdiff_t row) { row_product(row, 0); });
+        return;
     }
+    components::for_each_sparse_row(rows, entries, [&](std::ptrdiff_t row) {
+        for (size_type j = 0; j < num_rhs; ++j) {
+            row_product(row, j);
+        }
+    });
 }
 
 template <typename V, typename I>

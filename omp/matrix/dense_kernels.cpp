@@ -1,12 +1,16 @@
-// OpenMP kernels of matrix::Dense: element-wise operations in parallel over rows, reductions in parallel
-// over the rows of one column at a time, in a fixed order (the same result on any number of threads).
+// OpenMP kernels of matrix::Dense: element-wise operations in parallel over rows (over flat ranges, which
+// vectorize, where the operands have no gaps), reductions in parallel over the rows of one column at a time,
+// in a fixed order (the same result on any number of threads); all serial below the parallel threshold.
 #include "core/matrix/dense_kernels.hpp"
 #include "core/base/reduction_completion.hpp"
 #include "core/matrix/bicgstab_step_rules.hpp"
 #include "core/matrix/cg_step_rules.hpp"
 
+#include "omp/components/contiguous.hpp"
 #include "omp/components/fixed_order_sum.hpp"
 #include "omp/components/parallel_rows.hpp"
+
+#include <omp.h>
 
 #include <algorithm>
 #include <cmath>
@@ -18,11 +22,23 @@ namespace omp {
 namespace dense {
 namespace {
 
-/// x(row, col) = op(x(row, col), b(row, col)) for every entry, in parallel over rows.
+/// x(row, col) = op(x(row, col), b(row, col)) for every entry, in parallel over rows (over flat ranges
+/// where the operands have no gaps).
 template <typename T, typename Op>
 void update_entries(matrix::Dense<T>& x, const matrix::Dense<T>* b, Op op)
 {
     const auto cols = x.get_size().cols;
+    if (b ? components::are_contiguous(x, *b) : components::are_contiguous(x)) {
+        const auto x_values = x.get_values();
+        const T* b_values = b ? b->get_const_values() : nullptr;
+        components::for_each_range(static_cast<std::ptrdiff_t>(x.get_size().rows * cols),
+                                   [&](std::ptrdiff_t begin, std::ptrdiff_t end) {
+                                       for (auto i = begin; i < end; ++i) {
+                                           x_values[i] = op(x_values[i], b_values ? b_values[i] : T{});
+                                       }
+                                   });
+        return;
+    }
     components::for_each_row(static_cast<std::ptrdiff_t>(x.get_size().rows), [&](std::ptrdiff_t row) {
         auto x_row = x.get_values() + row * x.get_stride();
         const T* b_row = b ? b->get_const_values() + row * b->get_stride() : nullptr;
@@ -30,6 +46,23 @@ void update_entries(matrix::Dense<T>& x, const matrix::Dense<T>* b, Op op)
             x_row[col] = op(x_row[col], b_row ? b_row[col] : T{});
         }
     });
+}
+
+/// x[i] = alpha a[i] + beta b[i] + gamma x[i] for i in [begin, end) (x is not read if gamma is 0). The
+/// scalars are parameters, not captured references, and gamma is tested outside the loops: both vectorize.
+template <typename T>
+void combine_range(T alpha, const T* a, T beta, const T* b, T gamma, T* x, std::ptrdiff_t begin,
+                   std::ptrdiff_t end)
+{
+    if (gamma == T{}) {
+        for (auto i = begin; i < end; ++i) {
+            x[i] = alpha * a[i] + beta * b[i];
+        }
+        return;
+    }
+    for (auto i = begin; i < end; ++i) {
+        x[i] = alpha * a[i] + beta * b[i] + gamma * x[i];
+    }
 }
 
 /// The larger of two magnitudes, NaN if either is NaN (std::max would drop a NaN in one argument).
@@ -48,6 +81,13 @@ template <typename T>
 void fill(const DefaultExecutor&, matrix::Dense<T>& x, T value)
 {
     // Written apart from update_entries so that the (possibly uninitialized) old entries are never read.
+    if (components::are_contiguous(x)) {
+        components::for_each_range(static_cast<std::ptrdiff_t>(x.get_size().rows * x.get_size().cols),
+                                   [&](std::ptrdiff_t begin, std::ptrdiff_t end) {
+                                       std::fill(x.get_values() + begin, x.get_values() + end, value);
+                                   });
+        return;
+    }
     components::for_each_row(static_cast<std::ptrdiff_t>(x.get_size().rows), [&](std::ptrdiff_t row) {
         std::fill_n(x.get_values() + row * x.get_stride(), x.get_size().cols, value);
     });
@@ -56,6 +96,14 @@ void fill(const DefaultExecutor&, matrix::Dense<T>& x, T value)
 template <typename T>
 void copy(const DefaultExecutor&, const matrix::Dense<T>& source, matrix::Dense<T>& dest)
 {
+    if (components::are_contiguous(dest, source)) {
+        components::for_each_range(static_cast<std::ptrdiff_t>(dest.get_size().rows * dest.get_size().cols),
+                                   [&](std::ptrdiff_t begin, std::ptrdiff_t end) {
+                                       std::copy(source.get_const_values() + begin, source.get_const_values() + end,
+                                                 dest.get_values() + begin);
+                                   });
+        return;
+    }
     components::for_each_row(static_cast<std::ptrdiff_t>(dest.get_size().rows), [&](std::ptrdiff_t row) {
         std::copy_n(source.get_const_values() + row * source.get_stride(), dest.get_size().cols,
                     dest.get_values() + row * dest.get_stride());
@@ -85,14 +133,20 @@ void combine(const DefaultExecutor&, T alpha, const matrix::Dense<T>& a, T beta,
              T gamma, matrix::Dense<T>& x)
 {
     const auto cols = x.get_size().cols;
+    if (components::are_contiguous(x, a, b)) {
+        const auto x_values = x.get_values();
+        const auto a_values = a.get_const_values();
+        const auto b_values = b.get_const_values();
+        components::for_each_range(static_cast<std::ptrdiff_t>(x.get_size().rows * cols),
+                                   [&](std::ptrdiff_t begin, std::ptrdiff_t end) {
+                                       combine_range(alpha, a_values, beta, b_values, gamma, x_values, begin, end);
+                                   });
+        return;
+    }
     components::for_each_row(static_cast<std::ptrdiff_t>(x.get_size().rows), [&](std::ptrdiff_t row) {
-        auto x_row = x.get_values() + row * x.get_stride();
-        const auto a_row = a.get_const_values() + row * a.get_stride();
-        const auto b_row = b.get_const_values() + row * b.get_stride();
-        for (size_type col = 0; col < cols; ++col) {
-            const auto sum = alpha * a_row[col] + beta * b_row[col];
-            x_row[col] = gamma == T{} ? sum : sum + gamma * x_row[col];
-        }
+        combine_range(alpha, a.get_const_values() + row * a.get_stride(), beta,
+                      b.get_const_values() + row * b.get_stride(), gamma, x.get_values() + row * x.get_stride(),
+                      0, static_cast<std::ptrdiff_t>(cols));
     });
 }
 
@@ -118,16 +172,26 @@ void compute_norm2(const DefaultExecutor&, const matrix::Dense<T>& a, array<T>& 
     const auto stride = a.get_stride();
     const auto values = a.get_const_values();
     for (size_type col = 0; col < a.get_size().cols; ++col) {
-        T scale{};
-#pragma omp parallel if (rows >= components::parallel_rows_threshold)
-        {
-            T local_scale{};
-#pragma omp for nowait
-            for (std::ptrdiff_t row = 0; row < rows; ++row) {
-                local_scale = max_propagating_nan(local_scale, std::abs(values[row * stride + col]));
+        const auto largest_in = [&](std::ptrdiff_t begin, std::ptrdiff_t end) {
+            T largest{};
+            for (auto row = begin; row < end; ++row) {
+                largest = max_propagating_nan(largest, std::abs(values[row * stride + col]));
             }
+            return largest;
+        };
+        // the maximum does not depend on the order, so threads may take any share of the rows
+        T scale{};
+        if (rows < components::parallel_rows_threshold) {
+            scale = largest_in(0, rows);
+        } else {
+#pragma omp parallel
+            {
+                const std::ptrdiff_t threads = omp_get_num_threads();
+                const std::ptrdiff_t thread = omp_get_thread_num();
+                const auto local_scale = largest_in(rows * thread / threads, rows * (thread + 1) / threads);
 #pragma omp critical
-            scale = max_propagating_nan(scale, local_scale);
+                scale = max_propagating_nan(scale, local_scale);
+            }
         }
         if (scale == T{} || std::isnan(scale) || std::isinf(scale)) {
             result.get_data()[col] = scale;

@@ -1,6 +1,9 @@
-// OpenMP kernels of preconditioner::BlockJacobi: one row or one block per iteration of a parallel loop.
+// OpenMP kernels of preconditioner::BlockJacobi: one row or one block per iteration of a parallel loop; the
+// applies run on the calling thread for vectors below components::parallel_rows_threshold entries.
 #include "core/preconditioner/block_jacobi_kernels.hpp"
 #include "core/preconditioner/block_jacobi_item_algorithms.hpp"
+#include "omp/components/contiguous.hpp"
+#include "omp/components/parallel_rows.hpp"
 
 namespace larch {
 namespace kernels {
@@ -33,14 +36,36 @@ void apply_inverse_diagonal(const DefaultExecutor&, V alpha, const array<V>& inv
                             const matrix::Dense<V>& b, V beta, matrix::Dense<V>& x)
 {
     const auto inverse = inverse_diagonal.get_const_data();
-#pragma omp parallel for
-    for (size_type row = 0; row < x.get_size().rows; ++row) {
-        for (size_type col = 0; col < x.get_size().cols; ++col) {
-            const auto scaled = alpha * inverse[row] * b.get_const_values()[row * b.get_stride() + col];
-            auto& out = x.get_values()[row * x.get_stride() + col];
-            out = beta == V{} ? scaled : scaled + beta * out;
-        }
+    const auto b_values = b.get_const_values();
+    const auto x_values = x.get_values();
+    const auto cols = x.get_size().cols;
+    const auto scale_entry = [&](size_type row, size_type b_index, size_type x_index) {
+        const auto scaled = alpha * inverse[row] * b_values[b_index];
+        auto& out = x_values[x_index];
+        out = beta == V{} ? scaled : scaled + beta * out;
+    };
+    const auto rows = static_cast<std::ptrdiff_t>(x.get_size().rows);
+    // A solver's n x 1 vectors: flat loops over the rows, which vectorize (beta is tested outside them).
+    if (cols == 1 && components::are_contiguous(b, x)) {
+        components::for_each_range(rows, [&](std::ptrdiff_t begin, std::ptrdiff_t end) {
+            if (beta == V{}) {
+                for (auto row = begin; row < end; ++row) {
+                    x_values[row] = alpha * inverse[row] * b_values[row];
+                }
+                return;
+            }
+            for (auto row = begin; row < end; ++row) {
+                x_values[row] = alpha * inverse[row] * b_values[row] + beta * x_values[row];
+            }
+        });
+        return;
     }
+    components::for_each_row(rows, [&](std::ptrdiff_t signed_row) {
+        const auto row = static_cast<size_type>(signed_row);
+        for (size_type col = 0; col < cols; ++col) {
+            scale_entry(row, row * b.get_stride() + col, row * x.get_stride() + col);
+        }
+    });
 }
 
 template <typename V, typename I>
@@ -187,9 +212,8 @@ void apply_blocks(const DefaultExecutor&, V alpha, const array<I>& block_pointer
 {
     const auto pointers = block_pointers.get_const_data();
     const auto num_blocks = static_cast<std::int64_t>(kinds.get_size());
-#pragma omp parallel for schedule(dynamic, 16)
-    for (std::int64_t block = 0; block < num_blocks; ++block) {
-        std::vector<V> work;
+    // `work` is each thread's scratch, reused by its blocks: one allocation per apply and thread, not per block
+    const auto apply_one = [&](std::int64_t block, std::vector<V>& work) {
         const auto first = static_cast<size_type>(pointers[block]);
         block_jacobi_item::apply_block(kinds.get_const_data()[block], precisions.get_const_data()[block],
                                        static_cast<size_type>(pointers[block + 1] - pointers[block]),
@@ -197,6 +221,21 @@ void apply_blocks(const DefaultExecutor&, V alpha, const array<I>& block_pointer
                                        pivots.get_size() > 0 ? pivots.get_const_data() + first : nullptr, x.get_size().cols, alpha,
                                        b.get_const_values() + first * b.get_stride(), b.get_stride(), beta,
                                        x.get_values() + first * x.get_stride(), x.get_stride(), work);
+    };
+    if (static_cast<std::ptrdiff_t>(x.get_size().rows * x.get_size().cols) < components::parallel_rows_threshold) {
+        std::vector<V> work;
+        for (std::int64_t block = 0; block < num_blocks; ++block) {
+            apply_one(block, work);
+        }
+        return;
+    }
+#pragma omp parallel
+    {
+        std::vector<V> work;
+#pragma omp for schedule(dynamic, 16)
+        for (std::int64_t block = 0; block < num_blocks; ++block) {
+            apply_one(block, work);
+        }
     }
 }
 
