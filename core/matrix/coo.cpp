@@ -195,9 +195,8 @@ void Coo<V, I>::apply_impl(const LinOp& b, LinOp& x) const
 template <typename V, typename I>
 void Coo<V, I>::apply_impl(double alpha, const LinOp& b, double beta, LinOp& x) const
 {
-    const auto context = get_type_name() + "::apply";
-    const auto& dense_b = as<const Dense<V>>(b, context.c_str());
-    auto& dense_x = as<Dense<V>>(x, context.c_str());
+    const auto& dense_b = as<const Dense<V>>(b, *this, "apply");
+    auto& dense_x = as<Dense<V>>(x, *this, "apply");
     LARCH_RUN_KERNEL(get_executor(), coo::spmv, static_cast<V>(alpha), *this, dense_b,
                      static_cast<V>(beta), dense_x);
 }

@@ -363,9 +363,8 @@ void Dense<T>::apply_impl(const LinOp& b, LinOp& x) const
 template <typename T>
 void Dense<T>::apply_impl(double alpha, const LinOp& b, double beta, LinOp& x) const
 {
-    const auto context = get_type_name() + "::apply";
-    const auto& dense_b = as<const Dense>(b, context.c_str());
-    auto& dense_x = as<Dense>(x, context.c_str());
+    const auto& dense_b = as<const Dense>(b, *this, "apply");
+    auto& dense_x = as<Dense>(x, *this, "apply");
     LARCH_RUN_KERNEL(get_executor(), dense::gemm, static_cast<T>(alpha), *this, dense_b,
                      static_cast<T>(beta), dense_x);
 }

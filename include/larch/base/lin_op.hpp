@@ -167,16 +167,35 @@ std::shared_ptr<T> share(std::unique_ptr<T>&& ptr)
     return std::shared_ptr<T>(std::move(ptr));
 }
 
+namespace detail {
+
+/// The cast of `as`; `context()` names the operation and is called only when the cast fails.
+template <typename Target, typename Source, typename Context>
+Target& checked_cast(Source& op, Context context)
+{
+    auto result = dynamic_cast<Target*>(&op);
+    if (!result) {
+        LARCH_THROW(NotSupported, std::string{context()} + ": operand of type " + op.get_type_name() +
+                                      " is not supported here");
+    }
+    return *result;
+}
+
+}  // namespace detail
+
 /// Casts an operand to the concrete type an operation needs, naming both types if it is not one.
 template <typename Target, typename Source>
 Target& as(Source& op, const char* context)
 {
-    auto result = dynamic_cast<Target*>(&op);
-    if (!result) {
-        LARCH_THROW(NotSupported, std::string{context} + ": operand of type " +
-                                      op.get_type_name() + " is not supported here");
-    }
-    return *result;
+    return detail::checked_cast<Target>(op, [context] { return context; });
+}
+
+/// As above, naming the operation "<owner's type name>::<operation>": the name is built only when the cast
+/// fails, not on every apply inside a solver's iteration.
+template <typename Target, typename Source>
+Target& as(Source& op, const LinOp& owner, const char* operation)
+{
+    return detail::checked_cast<Target>(op, [&] { return owner.get_type_name() + "::" + operation; });
 }
 
 }  // namespace larch
