@@ -65,6 +65,16 @@ void combine_range(T alpha, const T* a, T beta, const T* b, T gamma, T* x, std::
     }
 }
 
+/// BiCGSTAB's direction update p[i] = (r[i] + v_coefficient v[i]) + beta p[i] for i in [begin, end).
+template <typename T>
+void update_directions(T beta, T v_coefficient, const T* r, const T* v, T* p, std::ptrdiff_t begin,
+                       std::ptrdiff_t end)
+{
+    for (auto i = begin; i < end; ++i) {
+        bicgstab_rules::update_direction_entry(beta, v_coefficient, r[i], v[i], p[i]);
+    }
+}
+
 /// The larger of two magnitudes, NaN if either is NaN (std::max would drop a NaN in one argument).
 template <typename T>
 T max_propagating_nan(T a, T b)
@@ -267,6 +277,21 @@ void bicgstab_step_direction(const DefaultExecutor&, const matrix::Dense<T>& r, 
     for (size_type col = 0; col < cols; ++col) {
         updates[col] = bicgstab_rules::direction_coefficients(state.get_const_data(), cols, col, betas[col],
                                                               v_coefficients[col]);
+    }
+    // One column without gaps (one right-hand side): its coefficients passed as values, so the loop
+    // vectorizes (read from the vectors above, they are reloaded after every store to p).
+    if (cols == 1 && components::are_contiguous(p, r, v)) {
+        if (updates[0]) {
+            const auto p_values = p.get_values();
+            const auto r_values = r.get_const_values();
+            const auto v_values = v.get_const_values();
+            components::for_each_range(static_cast<std::ptrdiff_t>(p.get_size().rows),
+                                       [&](std::ptrdiff_t begin, std::ptrdiff_t end) {
+                                           update_directions(betas[0], v_coefficients[0], r_values, v_values,
+                                                             p_values, begin, end);
+                                       });
+        }
+        return;
     }
     components::for_each_row(static_cast<std::ptrdiff_t>(p.get_size().rows), [&](std::ptrdiff_t row) {
         auto p_row = p.get_values() + row * p.get_stride();
