@@ -1,6 +1,7 @@
 // Sums whose result depends only on the input, not on the number of OpenMP threads or on scheduling:
 // the index range is cut into chunks of a fixed length, each chunk is summed sequentially (in parallel
-// over chunks), and the chunk sums are combined sequentially in chunk order. Solvers on the omp executor
+// over chunks, and a few chunks side by side on each thread), and the chunk sums are combined sequentially
+// in chunk order. Solvers on the omp executor
 // therefore take the same iterations from run to run and on any machine.
 #pragma once
 
@@ -30,33 +31,89 @@ T sequential_sum(std::ptrdiff_t begin, std::ptrdiff_t end, Term& term)
     return sum;
 }
 
-/// sum of term(i) for i in [0, n), with the fixed chunking described above.
+/// How many chunks one thread sums side by side: each chunk's sum is a chain of additions that waits on
+/// the latency of every addition, and independent chains let the core overlap them.
+constexpr std::ptrdiff_t chunks_side_by_side = 4;
+
+/// The sums of the `count` chunks from chunk `first` (of [0, n)) into sums[0, count): the chunks' terms are
+/// visited side by side, and each chunk is still summed from its first term to its last. Only the last
+/// chunk of [0, n) may be shorter than fixed_order_chunk_length, so the group's last chunk is its shortest.
+template <std::ptrdiff_t count, typename T, typename Term>
+void sum_chunk_group(std::ptrdiff_t first, std::ptrdiff_t n, Term& term, T* sums)
+{
+    std::ptrdiff_t begin[count];
+    T partial[count];
+    for (std::ptrdiff_t chunk = 0; chunk < count; ++chunk) {
+        begin[chunk] = (first + chunk) * fixed_order_chunk_length;
+        partial[chunk] = T{};
+    }
+    const auto shortest = std::min(n, (first + count) * fixed_order_chunk_length) - begin[count - 1];
+    for (std::ptrdiff_t i = 0; i < shortest; ++i) {
+        for (std::ptrdiff_t chunk = 0; chunk < count; ++chunk) {
+            partial[chunk] += term(begin[chunk] + i);
+        }
+    }
+    for (std::ptrdiff_t chunk = 0; chunk + 1 < count; ++chunk) {
+        for (auto i = begin[chunk] + shortest; i < begin[chunk] + fixed_order_chunk_length; ++i) {
+            partial[chunk] += term(i);
+        }
+    }
+    std::copy(partial, partial + count, sums);
+}
+
+/// The sums of chunks [first, last) of [0, n) into sums[0, last - first), chunks_side_by_side at a time.
+template <typename T, typename Term>
+void sum_chunks(std::ptrdiff_t first, std::ptrdiff_t last, std::ptrdiff_t n, Term& term, T* sums)
+{
+    static_assert(chunks_side_by_side == 4, "sum_chunks dispatches groups of 1 to 4 chunks");
+    for (; first < last; first += chunks_side_by_side, sums += chunks_side_by_side) {
+        switch (std::min(chunks_side_by_side, last - first)) {
+        case 1:
+            sum_chunk_group<1>(first, n, term, sums);
+            break;
+        case 2:
+            sum_chunk_group<2>(first, n, term, sums);
+            break;
+        case 3:
+            sum_chunk_group<3>(first, n, term, sums);
+            break;
+        default:
+            sum_chunk_group<4>(first, n, term, sums);
+        }
+    }
+}
+
+/// sum of term(i) for i in [0, n), with the fixed chunking described above. Each term is evaluated once.
 template <typename T, typename Term>
 T fixed_order_sum(std::ptrdiff_t n, Term term)
 {
     const auto num_chunks = (n + fixed_order_chunk_length - 1) / fixed_order_chunk_length;
-    const auto chunk_end = [&](std::ptrdiff_t chunk) {
-        return std::min(n, (chunk + 1) * fixed_order_chunk_length);
-    };
     if (num_chunks <= 1) {
         return sequential_sum<T>(0, n, term);
     }
+    T sum{};
     // Below parallel_rows_threshold the chunks are summed on this thread, without a parallel region (whose
-    // start costs more than these sums): the same chunks added in the same order, the same result.
-    if (n < parallel_rows_threshold) {
-        T sum{};
-        for (std::ptrdiff_t chunk = 0; chunk < num_chunks; ++chunk) {
-            sum += sequential_sum<T>(chunk * fixed_order_chunk_length, chunk_end(chunk), term);
+    // start costs more than these sums) and without allocating: the same chunks added in the same order.
+    if (runs_serially(n)) {
+        for (std::ptrdiff_t first = 0; first < num_chunks; first += chunks_side_by_side) {
+            T group_sums[chunks_side_by_side];
+            const auto last = std::min(num_chunks, first + chunks_side_by_side);
+            sum_chunks(first, last, n, term, group_sums);
+            for (std::ptrdiff_t chunk = 0; chunk < last - first; ++chunk) {
+                sum += group_sums[chunk];
+            }
         }
         return sum;
     }
     std::vector<T> chunk_sums(static_cast<std::size_t>(num_chunks));
-#pragma omp parallel for schedule(static)
-    for (std::ptrdiff_t chunk = 0; chunk < num_chunks; ++chunk) {
-        chunk_sums[static_cast<std::size_t>(chunk)] =
-            sequential_sum<T>(chunk * fixed_order_chunk_length, chunk_end(chunk), term);
+#pragma omp parallel
+    {
+        // each thread sums a consecutive share of the chunks
+        const std::ptrdiff_t threads = omp_get_num_threads();
+        const std::ptrdiff_t thread = omp_get_thread_num();
+        const auto first = num_chunks * thread / threads;
+        sum_chunks(first, num_chunks * (thread + 1) / threads, n, term, chunk_sums.data() + first);
     }
-    T sum{};
     for (const auto chunk_sum : chunk_sums) {
         sum += chunk_sum;
     }

@@ -17,11 +17,18 @@ namespace components {
 /// Loops of fewer rows (or chunks of rows, counted in rows) run serially.
 constexpr std::ptrdiff_t parallel_rows_threshold = 32768;
 
+/// Whether a loop over `work` rows (or stored entries) runs on the calling thread: below the threshold, or
+/// when OpenMP has a single thread to give (a parallel region of one thread still costs its start).
+inline bool runs_serially(std::ptrdiff_t work)
+{
+    return work < parallel_rows_threshold || omp_get_max_threads() == 1;
+}
+
 /// body(row) for every row in [0, rows): in parallel (static schedule) from parallel_rows_threshold rows on.
 template <typename Body>
 void for_each_row(std::ptrdiff_t rows, Body&& body)
 {
-    if (rows < parallel_rows_threshold) {
+    if (runs_serially(rows)) {
         for (std::ptrdiff_t row = 0; row < rows; ++row) {
             body(row);
         }
@@ -39,7 +46,7 @@ void for_each_row(std::ptrdiff_t rows, Body&& body)
 template <typename Body>
 void for_each_range(std::ptrdiff_t count, Body&& body)
 {
-    if (count < parallel_rows_threshold) {
+    if (runs_serially(count)) {
         body(std::ptrdiff_t{0}, count);
         return;
     }
@@ -57,7 +64,7 @@ void for_each_range(std::ptrdiff_t count, Body&& body)
 template <typename Body>
 void for_each_sparse_row(std::ptrdiff_t rows, std::ptrdiff_t entries, Body&& body)
 {
-    if (entries < parallel_rows_threshold) {
+    if (runs_serially(entries)) {
         for (std::ptrdiff_t row = 0; row < rows; ++row) {
             body(row);
         }

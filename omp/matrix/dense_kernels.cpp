@@ -191,7 +191,7 @@ void compute_norm2(const DefaultExecutor&, const matrix::Dense<T>& a, array<T>& 
         };
         // the maximum does not depend on the order, so threads may take any share of the rows
         T scale{};
-        if (rows < components::parallel_rows_threshold) {
+        if (components::runs_serially(rows)) {
             scale = largest_in(0, rows);
         } else {
 #pragma omp parallel

@@ -222,7 +222,7 @@ void apply_blocks(const DefaultExecutor&, V alpha, const array<I>& block_pointer
                                        b.get_const_values() + first * b.get_stride(), b.get_stride(), beta,
                                        x.get_values() + first * x.get_stride(), x.get_stride(), work);
     };
-    if (static_cast<std::ptrdiff_t>(x.get_size().rows * x.get_size().cols) < components::parallel_rows_threshold) {
+    if (components::runs_serially(static_cast<std::ptrdiff_t>(x.get_size().rows * x.get_size().cols))) {
         std::vector<V> work;
         for (std::int64_t block = 0; block < num_blocks; ++block) {
             apply_one(block, work);

@@ -4,6 +4,8 @@
 
 #include <omp.h>
 
+#include <algorithm>
+#include <string>
 #include <vector>
 
 #include "larch/base/executor.hpp"
@@ -48,6 +50,46 @@ TEST(OmpReductions, DotAndNormAreIdenticalForEveryThreadCount)
 {
     check_thread_count_independence<double>(17);
     check_thread_count_independence<float>(18);
+}
+
+/// x^T y summed as the omp executor promises: 4,096 rows at a time, each chunk from its first row to its
+/// last, the chunk sums added in chunk order.
+template <typename V>
+V chunked_dot(const std::vector<V>& x, const std::vector<V>& y)
+{
+    constexpr std::size_t chunk_length = 4096;
+    V sum{};
+    for (std::size_t begin = 0; begin < x.size(); begin += chunk_length) {
+        V chunk_sum{};
+        for (std::size_t i = begin; i < std::min(x.size(), begin + chunk_length); ++i) {
+            chunk_sum += x[i] * y[i];
+        }
+        sum += chunk_sum;
+    }
+    return sum;
+}
+
+TEST(OmpReductions, DotIsTheChunkedSumWrittenOut)
+{
+    const auto exec = larch::make_executor("omp");
+    const int saved_threads = omp_get_max_threads();
+    // 1, 3 and 9 chunks (the last ones partly filled): one thread sums up to four chunks side by side
+    for (const std::size_t rows : {4000, 3 * 4096 + 5, 9 * 4096 - 7}) {
+        for (const int threads : {1, 2}) {
+            SCOPED_TRACE(std::to_string(rows) + " rows, " + std::to_string(threads) + " threads");
+            omp_set_num_threads(threads);
+            const dim2 size{rows, 1};
+            auto x_host = larch::test::generate_random_values<double>(size, 23);
+            for (std::size_t i = 0; i < rows; i += 5) {
+                x_host[i] *= 1e6;
+            }
+            const auto y_host = larch::test::generate_random_values<double>(size, 24);
+            const auto x = larch::test::create_dense(exec, size, x_host);
+            const auto y = larch::test::create_dense(exec, size, y_host);
+            EXPECT_EQ(x->compute_dot(*y).front(), chunked_dot(x_host, y_host));
+        }
+    }
+    omp_set_num_threads(saved_threads);
 }
 
 }  // namespace
