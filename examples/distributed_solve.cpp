@@ -24,6 +24,7 @@
 #include <larch/solver/cg.hpp>
 #include <larch/solver/gmres.hpp>
 #include <larch/solver/idr.hpp>
+#include <larch/solver/residual.hpp>
 
 namespace {
 
@@ -113,11 +114,8 @@ int run(int argc, char** argv)
     exec->synchronize();
     const double solve_seconds = seconds_since(solve_start);
 
-    // The true residual ||b - A x|| / ||b|| (distributed::Vector's norm is the whole vector's).
-    auto r = larch::distributed::Vector<double>::create(exec, partition);
-    r->copy_from(*b);
-    A->apply(-1.0, x, 1.0, r);
-    const double relative_residual = r->compute_norm2()[0] / b->compute_norm2()[0];
+    // The true residual ||b - A x|| / ||b|| of the whole system (both norms are collective).
+    const double relative_residual = larch::residual_norm<double>(A, b, x) / b->compute_norm2()[0];
 
     const auto status = solver->get_status();
     // One line per process, in rank order.

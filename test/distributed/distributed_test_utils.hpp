@@ -19,7 +19,12 @@
 namespace larch {
 namespace test {
 
-inline std::shared_ptr<const mpi::communicator> world() { return mpi::communicator::create(MPI_COMM_WORLD); }
+/// MPI_COMM_WORLD, created once (creating a communicator is collective; using this one afterwards is not).
+inline std::shared_ptr<const mpi::communicator> world()
+{
+    static const auto comm = mpi::communicator::create(MPI_COMM_WORLD);
+    return comm;
+}
 
 /// The partitions the tests use.
 enum class PartitionKind {

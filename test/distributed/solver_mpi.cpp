@@ -11,6 +11,7 @@
 #include "larch/distributed/vector.hpp"
 #include "larch/generate/problems.hpp"
 #include "larch/io/matrix_market.hpp"
+#include "larch/solver/residual.hpp"
 #include "test/distributed/distributed_test_utils.hpp"
 #include "test/solver/solver_test_utils.hpp"
 
@@ -104,6 +105,8 @@ TEST(DistributedSolvers, GiveTheSingleProcessResultsOnEveryPartition)
                     // Every process saw the same scalars, so they agree on everything the status says.
                     EXPECT_TRUE(same_everywhere(static_cast<double>(status.iterations)));
                     EXPECT_TRUE(same_everywhere(status.residual_norm));
+                    // The status reports the true residual of the whole system, as residual_norm computes it.
+                    EXPECT_EQ(residual_norm<double>(matrix, local_b, local_x), status.residual_norm);
                     const auto x = local_x->gather_global(exec)->copy_to_host();
                     const auto expected = single_x->copy_to_host();
                     if (processes == 1) {
@@ -128,6 +131,42 @@ TEST(DistributedSolvers, GiveTheSingleProcessResultsOnEveryPartition)
                 }
             }
         }
+    }
+}
+
+TEST(DistributedSolvers, StopForTheSameReasonsOnEveryProcessAsOnOne)
+{
+    const auto exec = make_executor("omp");
+    const auto data = generate::laplace_2d<double, std::int32_t>(10);
+    const size_type n = 100;
+    const auto partition = make_partition(PartitionKind::uneven, n);
+    const auto matrix = share(Matrix::create_from_global(exec, partition, data));
+    for (const auto kind : {SolverKind::cg, SolverKind::bicgstab, SolverKind::gmres, SolverKind::idr}) {
+        SCOPED_TRACE(to_string(kind));
+        SolverSetup setup = setup_with(true);
+        setup.criteria = {stop::max_iterations(3), stop::relative_residual(1e-14)};
+        const auto solver = make_solver<double>(kind, exec, matrix, setup);
+        auto b = Vector::create(exec, partition, 1);
+        b->fill(1.0);
+        auto x = Vector::create(exec, partition, 1);
+        x->fill(0.0);
+        // The iteration limit, reached together.
+        solver->apply(b, x);
+        EXPECT_EQ(solver->get_status().reason, stop::Reason::max_iterations);
+        EXPECT_EQ(solver->get_status().iterations, 3u);
+        // b = 0: x = 0 at once.
+        b->fill(0.0);
+        x->fill(1.0);
+        solver->apply(b, x);
+        EXPECT_EQ(solver->get_status().reason, stop::Reason::converged);
+        EXPECT_EQ(x->compute_norm2()[0], 0.0);
+        // NaN in the part of b of the last process that owns rows: every process stops with non_finite.
+        b->fill(1.0);
+        if (partition->get_owner(n - 1) == partition->get_communicator()->rank()) {
+            b->fill(std::nan(""));
+        }
+        solver->apply(b, x);
+        EXPECT_EQ(solver->get_status().reason, stop::Reason::non_finite);
     }
 }
 

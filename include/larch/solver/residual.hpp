@@ -5,6 +5,7 @@
 #include <vector>
 
 #include "larch/base/lin_op.hpp"
+#include "larch/base/process_group.hpp"
 #include "larch/matrix/dense.hpp"
 
 namespace larch {
@@ -13,6 +14,8 @@ namespace larch {
  * Per column j: the Euclidean norm of b_j - A x_j, computed with A's own apply on A's executor (one
  * temporary copy of b). Operands may be references, raw, shared or unique pointers. Throws what
  * LinOp::apply throws (DimensionMismatch, NotSupported for operands A's executor cannot address).
+ * For A spread over processes (distributed::Matrix) the norms are those of the whole residual, on every
+ * process (collective).
  */
 template <typename T>
 std::vector<double> residual_norms(ptr_param<const LinOp> a, ptr_param<const matrix::Dense<T>> b,
@@ -20,6 +23,9 @@ std::vector<double> residual_norms(ptr_param<const LinOp> a, ptr_param<const mat
 {
     auto residual = b->clone_dense(a->get_executor());
     a->apply(-1.0, *x, 1.0, *residual);
+    const auto split = dynamic_cast<const SplitOperator*>(a.get());
+    const auto group = split ? split->get_process_group() : nullptr;
+    ReductionScope reductions{group.get()};
     const auto norms = residual->compute_norm2();
     return std::vector<double>(norms.begin(), norms.end());
 }
