@@ -6,6 +6,7 @@
 #include <limits>
 
 #include "core/components/instantiation.hpp"
+#include "core/distributed/halo_kernels.hpp"
 #include "core/distributed/mpi_check.hpp"
 #include "larch/io/matrix_market.hpp"
 
@@ -27,7 +28,9 @@ int to_int_count(size_type count, const char* what)
 
 template <typename V, typename I>
 Matrix<V, I>::Matrix(std::shared_ptr<const Executor> exec, std::shared_ptr<const Partition> partition)
-    : LinOp(exec, dim2{partition->get_local_rows(), partition->get_local_rows()}), partition_{std::move(partition)}
+    : LinOp(exec, dim2{partition->get_local_rows(), partition->get_local_rows()}),
+      partition_{std::move(partition)},
+      send_rows_{exec}
 {}
 
 template <typename V, typename I>
@@ -193,6 +196,7 @@ void Matrix<V, I>::build(const matrix_data<V, I>& local_data)
                                   requested.data(), requested_int.data(), requested_offsets.data(),
                                   MPI_UNSIGNED_LONG_LONG, comm.get()));
     send_offsets_.push_back(0);
+    std::vector<I> send_rows;
     for (size_type p = 0; p < processes; ++p) {
         if (requested_int[p] == 0) {
             continue;
@@ -200,10 +204,11 @@ void Matrix<V, I>::build(const matrix_data<V, I>& local_data)
         send_processes_.push_back(static_cast<int>(p));
         for (int k = 0; k < requested_int[p]; ++k) {
             // Requested by global index; by construction a row of this process's block.
-            send_rows_.push_back(static_cast<size_type>(requested[requested_offsets[p] + k]) - begin);
+            send_rows.push_back(static_cast<I>(requested[requested_offsets[p] + k] - begin));
         }
-        send_offsets_.push_back(send_rows_.size());
+        send_offsets_.push_back(send_rows.size());
     }
+    send_rows_ = array<I>{get_executor(), send_rows.begin(), send_rows.end()};
 }
 
 template <typename V, typename I>
@@ -214,22 +219,20 @@ std::unique_ptr<matrix::Dense<V>> Matrix<V, I>::exchange_ghosts(const matrix::De
     const auto& comm = *partition_->get_communicator();
     const auto cols = b.get_size().cols;
     const auto value_bytes = cols * sizeof(V);
-    // The rows to send, gathered on the host (b is staged there first when it lives on a device).
-    std::vector<V> staged;
-    const V* b_values = b.get_const_values();
-    auto b_stride = b.get_stride();
-    if (!exec->is_host() && !send_rows_.empty()) {
-        staged = b.copy_to_host();
-        b_values = staged.data();
-        b_stride = cols;
-    }
-    std::vector<V> send_buffer(send_rows_.size() * cols);
-    for (size_type k = 0; k < send_rows_.size(); ++k) {
-        std::copy_n(b_values + send_rows_[k] * b_stride, cols, send_buffer.begin() + k * cols);
-    }
-    // Ghosts arrive straight in the executor's memory where MPI can address it (host executors, or a
-    // CUDA-aware MPI on a CUDA executor), otherwise in host memory that is copied over afterwards.
+    // MPI reads and writes the executor's memory itself where it can address it (host executors, or a
+    // CUDA-aware MPI on a CUDA executor); otherwise both sides are staged through host memory.
     const bool direct = exec->is_host() || (mpi::is_cuda_aware() && dynamic_cast<const CudaExecutor*>(exec.get()));
+    // The rows to send, gathered into one block on the executor.
+    auto send_block = matrix::Dense<V>::create(exec, dim2{send_rows_.get_size(), cols});
+    LARCH_RUN_KERNEL(exec, halo::gather_rows, b, send_rows_, *send_block);
+    std::vector<V> staged_send;
+    if (!direct) {
+        staged_send = send_block->copy_to_host();
+    } else {
+        // The gather must have finished before MPI reads the block.
+        exec->synchronize();
+    }
+    const V* send_base = direct ? send_block->get_const_values() : staged_send.data();
     auto ghosts = matrix::Dense<V>::create(exec, dim2{ghost_columns_.size(), cols});
     std::vector<V> host_ghosts(direct ? 0 : ghost_columns_.size() * cols);
     V* receive_base = direct ? ghosts->get_values() : host_ghosts.data();
@@ -245,7 +248,7 @@ std::unique_ptr<matrix::Dense<V>> Matrix<V, I>::exchange_ghosts(const matrix::De
     for (size_type k = 0; k < send_processes_.size(); ++k) {
         requests.emplace_back();
         const auto count = send_offsets_[k + 1] - send_offsets_[k];
-        LARCH_MPI_CHECK(MPI_Isend(send_buffer.data() + send_offsets_[k] * cols,
+        LARCH_MPI_CHECK(MPI_Isend(send_base + send_offsets_[k] * cols,
                                   to_int_count(count * value_bytes, "a halo message"), MPI_BYTE,
                                   send_processes_[k], halo_tag, comm.get(), &requests.back()));
     }
@@ -295,7 +298,7 @@ std::unique_ptr<LinOp> Matrix<V, I>::clone_to(std::shared_ptr<const Executor> ex
     copy->receive_offsets_ = receive_offsets_;
     copy->send_processes_ = send_processes_;
     copy->send_offsets_ = send_offsets_;
-    copy->send_rows_ = send_rows_;
+    copy->send_rows_ = array<I>{exec, send_rows_};
     return copy;
 }
 

@@ -8,6 +8,7 @@
 #include <string>
 #include <vector>
 
+#include "larch/base/array.hpp"
 #include "larch/base/lin_op.hpp"
 #include "larch/base/matrix_data.hpp"
 #include "larch/base/process_group.hpp"
@@ -31,10 +32,11 @@ namespace distributed {
  * (distributed::Vector, or a plain matrix::Dense of local rows inside a solver); apply is collective. x = A b:
  * post the receives and sends of the ghost values (non-blocking MPI), compute the local product meanwhile,
  * wait, then add the non-local product. Operand checks are collective (a wrong size on one process throws
- * DimensionMismatch on every process). For a device executor the values are staged through host memory
- * (larch allocates no pinned host memory yet, so plain host memory), except that with a CUDA-aware MPI
- * (mpi::is_cuda_aware()) the ghosts are received straight into device memory. One apply at a time per
- * communicator (the messages of concurrent applies would mix).
+ * DimensionMismatch on every process). The rows to send are gathered on the executor first, so only they
+ * leave a device; there they are staged through host memory (larch allocates no pinned host memory yet, so
+ * plain host memory) unless the MPI library is CUDA-aware (mpi::is_cuda_aware()), which then sends and
+ * receives device memory directly. One apply at a time per communicator (the messages of concurrent applies
+ * would mix).
  *
  * As a SplitOperator the unchanged Krylov solvers run on it (see solver::IterativeSolver) and generate their
  * preconditioner on the local block: preconditioner::BlockJacobi on each process's diagonal block.
@@ -107,9 +109,10 @@ private:
     /// Ghosts [receive_offsets_[k], receive_offsets_[k + 1]) come from receive_processes_[k].
     std::vector<size_type> receive_offsets_;
     std::vector<int> send_processes_;
-    /// Local rows send_rows_[send_offsets_[k] .. send_offsets_[k + 1]) go to send_processes_[k], in order.
+    /// Local rows send_rows_[send_offsets_[k] .. send_offsets_[k + 1]) go to send_processes_[k], in order;
+    /// the row indices live on the executor, which gathers those rows before they leave it.
     std::vector<size_type> send_offsets_;
-    std::vector<size_type> send_rows_;
+    array<I> send_rows_;
 };
 
 }  // namespace distributed

@@ -1,0 +1,28 @@
+// Reference gathering of the rows a process sends in a halo exchange.
+#include "core/distributed/halo_kernels.hpp"
+
+namespace larch {
+namespace kernels {
+namespace reference {
+namespace halo {
+
+template <typename T, typename I>
+void gather_rows(const DefaultExecutor&, const matrix::Dense<T>& source, const array<I>& rows,
+                 matrix::Dense<T>& result)
+{
+    const auto cols = source.get_size().cols;
+    for (size_type k = 0; k < rows.get_size(); ++k) {
+        const auto row = static_cast<size_type>(rows.get_const_data()[k]);
+        for (size_type col = 0; col < cols; ++col) {
+            result.get_values()[k * result.get_stride() + col] =
+                source.get_const_values()[row * source.get_stride() + col];
+        }
+    }
+}
+
+LARCH_INSTANTIATE_HALO_KERNELS();
+
+}  // namespace halo
+}  // namespace reference
+}  // namespace kernels
+}  // namespace larch
