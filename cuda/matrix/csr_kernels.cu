@@ -54,6 +54,45 @@ __global__ void __launch_bounds__(default_block_size)
     }
 }
 
+/// k right-hand sides, k a power of two that divides the sub-warp: its lanes take (nonzero, right-hand side)
+/// pairs, lane l the right-hand side l % k of every (p / k)-th nonzero of the row, so k consecutive lanes
+/// read k consecutive entries of one row of b (contiguous when b's stride is k) where the kernel above has
+/// every lane read its own row of b once per right-hand side. Lanes of one right-hand side then add up.
+template <int subwarp_size, typename V, typename I>
+__global__ void __launch_bounds__(default_block_size)
+    spmv_rhs_pairs_kernel(index64 rows, int num_rhs, V alpha, const I* __restrict__ row_ptrs,
+                          const I* __restrict__ col_idxs, const V* __restrict__ values,
+                          const V* __restrict__ b, index64 b_stride, V beta, V* __restrict__ x,
+                          index64 x_stride)
+{
+    const index64 row = warp::global_subwarp_id<subwarp_size>();
+    if (row >= rows) {
+        return;  // uniform over the sub-warp, so its collectives stay complete
+    }
+    const int lane = warp::rank<subwarp_size>();
+    const int rhs = lane % num_rhs;
+    const int nonzeros_per_pass = subwarp_size / num_rhs;
+    V sum{};
+    for (index64 k = row_ptrs[row] + lane / num_rhs; k < row_ptrs[row + 1]; k += nonzeros_per_pass) {
+        sum += values[k] * b[col_idxs[k] * b_stride + rhs];
+    }
+    // Lanes l and l ^ offset hold the same right-hand side for every offset >= num_rhs.
+    for (int offset = subwarp_size / 2; offset >= num_rhs; offset /= 2) {
+        sum += warp::shuffle_xor<subwarp_size>(sum, offset);
+    }
+    if (lane < num_rhs) {
+        V& result = x[row * x_stride + rhs];
+        // beta == 0 must not read x: it may hold NaN or uninitialized memory.
+        result = beta == V{0} ? alpha * sum : alpha * sum + beta * result;
+    }
+}
+
+/// Whether larch_spmv runs spmv_rhs_pairs_kernel for `num_rhs` right-hand sides: 2..32, a power of two.
+bool uses_rhs_pairs(index64 num_rhs)
+{
+    return num_rhs > 1 && num_rhs <= max_subwarp_size && (num_rhs & (num_rhs - 1)) == 0;
+}
+
 template <typename V, typename I>
 void larch_spmv(const DefaultExecutor&, V alpha, const matrix::Csr<V, I>& a,
                 const matrix::Dense<V>& b, V beta, matrix::Dense<V>& x)
@@ -68,6 +107,21 @@ void larch_spmv(const DefaultExecutor&, V alpha, const matrix::Csr<V, I>& a,
     // fewer lanes than it could use.
     const index64 average_row_nnz =
         ceildiv(static_cast<index64>(a.get_num_stored_elements()), rows);
+    if (uses_rhs_pairs(num_rhs)) {
+        // A sub-warp of at least num_rhs lanes per row, and enough for the average row's pairs.
+        const int needed = static_cast<int>(
+            std::clamp<index64>(average_row_nnz * num_rhs, num_rhs, max_subwarp_size));
+        dispatch_subwarp_size<2, 4, 8, 16, 32>(needed, [&](auto subwarp) {
+            constexpr int subwarp_size = decltype(subwarp)::value;
+            spmv_rhs_pairs_kernel<subwarp_size>
+                <<<num_blocks_for(rows * subwarp_size), default_block_size>>>(
+                    rows, static_cast<int>(num_rhs), alpha, a.get_const_row_ptrs(), a.get_const_col_idxs(),
+                    a.get_const_values(), b.get_const_values(), b.get_stride(), beta, x.get_values(),
+                    x.get_stride());
+            LARCH_LAUNCH_CHECK("csr::spmv_rhs_pairs_kernel");
+        });
+        return;
+    }
     const int needed = static_cast<int>(std::min<index64>(average_row_nnz, max_subwarp_size));
     dispatch_subwarp_size<2, 4, 8, 16, 32>(needed, [&](auto subwarp) {
         constexpr int subwarp_size = decltype(subwarp)::value;
@@ -238,8 +292,10 @@ void spmv(const DefaultExecutor& exec, V alpha, const matrix::Csr<V, I>& a,
             // larch at 1.5e7-2.4e7 nonzeros in double, 1.05-1.9x faster in float and at 7e7). HIP has
             // only larch's kernel.
 #if !defined(__HIP__)
+            // Several right-hand sides in a power of two go to larch's pair kernel at every size.
             constexpr size_type vendor_min_nonzeros = size_type{1} << 23;
-            if (a.get_num_stored_elements() >= vendor_min_nonzeros && cusparse_accepts(a, b, x)) {
+            if (a.get_num_stored_elements() >= vendor_min_nonzeros && !uses_rhs_pairs(x.get_size().cols) &&
+                cusparse_accepts(a, b, x)) {
                 cusparse_spmv(exec, alpha, a, b, beta, x);
                 return;
             }
