@@ -35,6 +35,10 @@ T sequential_sum(std::ptrdiff_t begin, std::ptrdiff_t end, Term& term)
 /// the latency of every addition, and independent chains let the core overlap them.
 constexpr std::ptrdiff_t chunks_side_by_side = 4;
 
+/// Sums over fewer rows run on the calling thread: up to chunks_side_by_side chunks per thread, one thread
+/// summing them side by side is about as fast as two threads summing half of them each.
+constexpr std::ptrdiff_t parallel_sum_threshold = 2 * chunks_side_by_side * fixed_order_chunk_length;
+
 /// The sums of the `count` chunks from chunk `first` (of [0, n)) into sums[0, count): the chunks' terms are
 /// visited side by side, and each chunk is still summed from its first term to its last. Only the last
 /// chunk of [0, n) may be shorter than fixed_order_chunk_length, so the group's last chunk is its shortest.
@@ -92,9 +96,9 @@ T fixed_order_sum(std::ptrdiff_t n, Term term)
         return sequential_sum<T>(0, n, term);
     }
     T sum{};
-    // Below parallel_rows_threshold the chunks are summed on this thread, without a parallel region (whose
-    // start costs more than these sums) and without allocating: the same chunks added in the same order.
-    if (runs_serially(n)) {
+    // Below parallel_sum_threshold the chunks are summed on this thread, without a parallel region and
+    // without allocating: the same chunks added in the same order.
+    if (runs_serially(n, parallel_sum_threshold)) {
         for (std::ptrdiff_t first = 0; first < num_chunks; first += chunks_side_by_side) {
             T group_sums[chunks_side_by_side];
             const auto last = std::min(num_chunks, first + chunks_side_by_side);

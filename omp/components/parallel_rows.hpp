@@ -1,8 +1,14 @@
-// Row loops of the OpenMP kernels that run on the calling thread below a size where waking the team costs
-// more than it saves: on the 2-core development machine (threads sleeping between regions, as with
-// OMP_WAIT_POLICY=PASSIVE in the tests) an axpy of 500 rows took 17 us through a 2-thread parallel region and
-// 1.7 us serially, i.e. a wake-up of 10-15 us; 32,768 rows of axpy take about 60 us on one core, where that
-// wake-up is below a quarter. Results do not depend on the path: each row is computed the same way.
+// Row loops of the OpenMP kernels that run on the calling thread below a size where starting the team costs
+// more than it saves. Measured on the 2-core development machine with nothing else running and OpenMP's
+// default wait policy (threads spin a while between regions): a 2-thread region costs about 0.7 us, an axpy
+// of 8,000 rows took 2.0 us in it against 2.5 us serially (16,000: 2.4 against 4.9), a CSR SpMV of 4,900
+// entries 2.9 against 3.8 us (10,200: 5.6 against 8.0). But with sleeping threads (OMP_WAIT_POLICY=PASSIVE,
+// as in the tests) a region costs 10-15 us, and where other processes keep the cores busy a region waits for
+// a preempted thread: with other builds running (load 3-4), BiCGSTAB on 2 threads with the thresholds at
+// 8,192 took 2.5-4.7x as long per iteration as at 32,768 on matrices of 1,856-10,000 rows (watt_1 149 against
+// 36 us, bentpipe2d100 624 against 133 us), for at most 20% gained on an idle machine. So only loops of
+// 32,768 rows or entries and more, where a region's cost is small in every case, use the threads. Results
+// do not depend on the path: each row is computed the same way.
 #pragma once
 
 #include <omp.h>
@@ -14,14 +20,14 @@ namespace kernels {
 namespace omp {
 namespace components {
 
-/// Loops of fewer rows (or chunks of rows, counted in rows) run serially.
+/// Loops over fewer rows (entries of a row-major block, or a sparse matrix's stored entries) run serially.
 constexpr std::ptrdiff_t parallel_rows_threshold = 32768;
 
-/// Whether a loop over `work` rows (or stored entries) runs on the calling thread: below the threshold, or
-/// when OpenMP has a single thread to give (a parallel region of one thread still costs its start).
-inline bool runs_serially(std::ptrdiff_t work)
+/// Whether a loop over `work` rows (or entries) runs on the calling thread: below `threshold`, or when
+/// OpenMP has a single thread to give (a parallel region of one thread still costs its start).
+inline bool runs_serially(std::ptrdiff_t work, std::ptrdiff_t threshold = parallel_rows_threshold)
 {
-    return work < parallel_rows_threshold || omp_get_max_threads() == 1;
+    return work < threshold || omp_get_max_threads() == 1;
 }
 
 /// body(row) for every row in [0, rows): in parallel (static schedule) from parallel_rows_threshold rows on.
