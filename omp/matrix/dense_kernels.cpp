@@ -65,6 +65,15 @@ void combine_range(T alpha, const T* a, T beta, const T* b, T gamma, T* x, std::
     }
 }
 
+/// CG's direction update p[i] = z[i] + beta p[i] for i in [begin, end).
+template <typename T>
+void update_cg_directions(T beta, const T* z, T* p, std::ptrdiff_t begin, std::ptrdiff_t end)
+{
+    for (auto i = begin; i < end; ++i) {
+        p[i] = z[i] + beta * p[i];
+    }
+}
+
 /// BiCGSTAB's direction update p[i] = (r[i] + v_coefficient v[i]) + beta p[i] for i in [begin, end).
 template <typename T>
 void update_directions(T beta, T v_coefficient, const T* r, const T* v, T* p, std::ptrdiff_t begin,
@@ -255,12 +264,25 @@ void cg_step_direction(const DefaultExecutor&, const matrix::Dense<T>& z, matrix
         updates[col] = cg_rules::updates_direction(state.get_const_data(), cols, col, slot);
         betas[col] = updates[col] ? cg_rules::direction_ratio(state.get_const_data(), cols, col) : T{};
     }
+    // One column without gaps: beta passed as a value, so the loop vectorizes (as in the BiCGSTAB step).
+    if (cols == 1 && components::are_contiguous(p, z)) {
+        if (updates[0]) {
+            const auto p_values = p.get_values();
+            const auto z_values = z.get_const_values();
+            components::for_each_range(static_cast<std::ptrdiff_t>(p.get_size().rows),
+                                       [&](std::ptrdiff_t begin, std::ptrdiff_t end) {
+                                           update_cg_directions(betas[0], z_values, p_values, begin, end);
+                                       });
+        }
+        return;
+    }
     components::for_each_row(static_cast<std::ptrdiff_t>(p.get_size().rows), [&](std::ptrdiff_t row) {
         auto p_row = p.get_values() + row * p.get_stride();
         const auto z_row = z.get_const_values() + row * z.get_stride();
         for (size_type col = 0; col < cols; ++col) {
             if (updates[col]) {
-                p_row[col] = z_row[col] + betas[col] * p_row[col];
+                update_cg_directions(betas[col], z_row, p_row, static_cast<std::ptrdiff_t>(col),
+                                     static_cast<std::ptrdiff_t>(col) + 1);
             }
         }
     });
