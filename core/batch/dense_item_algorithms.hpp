@@ -25,7 +25,8 @@ T infinity_norm(size_type rows, size_type cols, const T* a)
         for (size_type c = 0; c < cols; ++c) {
             row_sum += std::abs(a[r * cols + c]);
         }
-        norm = row_sum > norm ? row_sum : norm;
+        // A NaN row sum makes the norm NaN (as LAPACK's xLANGE does), whatever the other rows hold.
+        norm = (row_sum > norm || std::isnan(row_sum)) && !std::isnan(norm) ? row_sum : norm;
     }
     return norm;
 }

@@ -142,11 +142,14 @@ struct Sum {
     }
 };
 
+/// The larger of a and b; NaN if either is NaN, so that every lane of a butterfly ends with the same
+/// answer (with `a < b ? b : a` alone a lane holding NaN kept it and its partner kept its number: a
+/// Gauss-Jordan item with one NaN entry then split its sub-warp at a barrier and hung).
 struct Max {
     template <typename T>
     __device__ __forceinline__ T operator()(T a, T b) const
     {
-        return a < b ? b : a;
+        return (a < b || b != b) ? b : a;
     }
 };
 

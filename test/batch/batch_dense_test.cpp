@@ -3,6 +3,7 @@
 // condition numbers against a long double oracle (Anzt et al. 2018, batched condition numbers, Figure 3).
 #include <gtest/gtest.h>
 
+#include <cmath>
 #include <filesystem>
 #include <limits>
 #include <random>
@@ -202,6 +203,71 @@ TEST_P(BatchDense, NormsAndConditionNumbersMatchReference)
     LARCH_EXECUTOR_OR_SKIP(exec, GetParam());
     check_norms_and_cond<float>(exec);
     check_norms_and_cond<double>(exec);
+}
+
+/// Items of every size class (1..32, and 40 past the register kernels), each once regular, once with one
+/// NaN entry and once with one Inf entry in a middle row: the kernels must flag the non-finite items, leave
+/// their neighbours alone and never hang (a NaN row sum used to split a Gauss-Jordan sub-warp at a barrier).
+template <typename T>
+void check_non_finite_entries(const std::shared_ptr<const larch::Executor>& exec)
+{
+    auto ref = larch::make_executor("reference");
+    std::mt19937 rng{seed + 3};
+    std::vector<dim2> sizes;
+    for (const size_type n : {1, 2, 3, 5, 8, 13, 16, 17, 24, 31, 32, 40}) {
+        for (int variant = 0; variant < 3; ++variant) {
+            sizes.emplace_back(n);
+        }
+    }
+    auto values = larch::test::random_values<T>(rng, sizes);
+    auto host = Dense<T>::create(ref, sizes, values);
+    // diagonally dominant, so that every regular item is well conditioned
+    for (size_type item = 0; item < sizes.size(); ++item) {
+        const auto n = sizes[item].rows;
+        auto* a = host->get_values() + host->get_layout().get_offset(item);
+        for (size_type r = 0; r < n; ++r) {
+            a[r * n + r] += static_cast<T>(n);
+        }
+        const T special =
+            item % 3 == 1 ? std::numeric_limits<T>::quiet_NaN() : std::numeric_limits<T>::infinity();
+        if (item % 3 != 0) {
+            a[(n / 2) * n + (n - 1) / 3] = special;
+        }
+    }
+    const auto a = host->clone_to(exec);
+    const auto info = larch::batch::invert(*a->clone_to(exec)).copy_to_host();
+    const auto expected_info = larch::batch::invert(*host->clone_to(ref)).copy_to_host();
+    auto gauss_huard = larch::batch::GaussHuard<T>::build().on(exec)->generate(a);
+    const auto gh_info = gauss_huard->get_info().copy_to_host();
+    const auto norms = larch::batch::compute_infinity_norms(*a).copy_to_host();
+    const auto cond =
+        larch::batch::CondEstimator<T>::build().on(exec)->generate(a)->get_condition_numbers().copy_to_host();
+    for (size_type item = 0; item < sizes.size(); ++item) {
+        SCOPED_TRACE("item " + std::to_string(item) + " of order " + std::to_string(sizes[item].rows));
+        if (item % 3 == 0) {
+            EXPECT_EQ(info[item], 0);
+            EXPECT_EQ(gh_info[item], 0);
+            EXPECT_TRUE(std::isfinite(norms[item]));
+            EXPECT_TRUE(std::isfinite(cond[item]));
+        } else {
+            EXPECT_NE(info[item], 0);
+            EXPECT_NE(expected_info[item], 0);
+            EXPECT_NE(gh_info[item], 0);
+            EXPECT_FALSE(std::isfinite(cond[item]));
+            if (item % 3 == 1) {
+                EXPECT_TRUE(std::isnan(norms[item]));
+            } else {
+                EXPECT_EQ(norms[item], std::numeric_limits<T>::infinity());
+            }
+        }
+    }
+}
+
+TEST_P(BatchDense, ItemsWithANanOrInfEntryAreFlaggedWithoutDisturbingTheOthers)
+{
+    LARCH_EXECUTOR_OR_SKIP(exec, GetParam());
+    check_non_finite_entries<float>(exec);
+    check_non_finite_entries<double>(exec);
 }
 
 /// Diagonal blocks of sizes cycling through 1..32 (and 40, 64) of a real matrix, densified.
