@@ -2,10 +2,8 @@
 // distributed::Matrix; an unchanged larch Krylov solver with block-Jacobi on each process's diagonal block
 // solves it. The README's distributed section quotes this program.
 //
-// Usage: mpirun -np N distributed_solve [A.mtx] [--executor omp|reference|cuda|hip] [--solver cg|bicgstab|gmres|idr]
-//                                       [--size n] [--config solver.json]
-//   Without a file: the 3D Laplace problem on an n^3 grid (n = 20 by default). cuda/hip: process k of a node
-//   uses device k mod (devices on the node). --config: a JSON solver description (larch/config).
+// Usage: mpirun -np N distributed_solve [A.mtx] [options] (--help lists them). cuda/hip: process k of a node
+// uses device k mod (devices on the node).
 #include <mpi.h>
 
 #include <chrono>
@@ -27,6 +25,12 @@
 #include <larch/solver/residual.hpp>
 
 namespace {
+
+const char* const usage =
+    "usage: mpirun -np N distributed_solve [A.mtx] [--executor omp|reference|cuda|hip]\n"
+    "                                      [--solver cg|bicgstab|gmres|idr] [--size n] [--config solver.json]\n"
+    "  Without a file: the 3D Laplace problem on an n^3 grid (n = 20 by default), right-hand side of ones.\n"
+    "  Block-Jacobi (blocks of up to 8 rows) on each process's diagonal block; --config replaces the solver.\n";
 
 double seconds_since(std::chrono::steady_clock::time_point start)
 {
@@ -69,6 +73,14 @@ int run(int argc, char** argv)
             LARCH_ENSURE(i + 1 < argc, larch::BadInput, arg + " needs a value");
             return argv[++i];
         };
+        if (arg == "--help" || arg == "-h") {
+            int rank = 0;
+            MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+            if (rank == 0) {
+                std::printf("%s", usage);
+            }
+            return 0;
+        }
         if (arg == "--executor") {
             backend = value();
         } else if (arg == "--solver") {
@@ -77,6 +89,8 @@ int run(int argc, char** argv)
             size = std::stoul(value());
         } else if (arg == "--config") {
             config_path = value();
+        } else if (arg.rfind("-", 0) == 0 || !path.empty()) {
+            LARCH_THROW(larch::BadInput, "unexpected argument '" + arg + "'\n" + usage);
         } else {
             path = arg;
         }
