@@ -215,13 +215,20 @@ std::unique_ptr<solver::SolverFactory<T>> create_solver_factory(const nlohmann::
         fail("/type", "expected a string, got " + describe_value(description.at("type")));
     }
     const auto type = description.at("type").get<std::string>();
+    // CG and BiCGSTAB read their executor-resident state every check_interval iterations.
+    const auto read_check_interval = [&](auto parameters) {
+        ObjectReader reader{description, "", fields_with({"check_interval"})};
+        auto result = read_common<T>(reader, parameters);
+        if (reader.has("check_interval")) {
+            result.with_check_interval(reader.get_count("check_interval", 1));
+        }
+        return finish(result, exec);
+    };
     if (type == "cg") {
-        ObjectReader reader{description, "", common_fields};
-        return finish(read_common<T>(reader, solver::Cg<T>::build()), exec);
+        return read_check_interval(solver::Cg<T>::build());
     }
     if (type == "bicgstab") {
-        ObjectReader reader{description, "", common_fields};
-        return finish(read_common<T>(reader, solver::Bicgstab<T>::build()), exec);
+        return read_check_interval(solver::Bicgstab<T>::build());
     }
     if (type == "idr") {
         ObjectReader reader{description, "", fields_with({"subspace_dim", "seed", "kappa"})};

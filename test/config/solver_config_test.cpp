@@ -10,6 +10,8 @@
 #include "larch/config/solver_config.hpp"
 #include "larch/generate/problems.hpp"
 #include "larch/matrix/csr.hpp"
+#include "larch/solver/bicgstab.hpp"
+#include "larch/solver/cg.hpp"
 #include "larch/solver/gmres.hpp"
 #include "larch/solver/idr.hpp"
 
@@ -72,6 +74,16 @@ TEST_F(SolverConfig, PassesTheDocumentedExampleFieldsToTheParameters)
     auto gmres = larch::config::parse_solver_config<float>(
         R"({"type": "gmres", "restart": 100, "criteria": {"max_iterations": 10}})", exec);
     EXPECT_EQ(dynamic_cast<larch::solver::Gmres<float>::Factory&>(*gmres).get_parameters().restart, 100u);
+    auto cg = larch::config::parse_solver_config<double>(
+        R"({"type": "cg", "check_interval": 3, "criteria": {"max_iterations": 10}})", exec);
+    EXPECT_EQ(dynamic_cast<larch::solver::Cg<double>::Factory&>(*cg).get_parameters().check_interval, 3u);
+    auto bicgstab = larch::config::parse_solver_config<double>(
+        R"({"type": "bicgstab", "check_interval": 1, "criteria": {"max_iterations": 10}})", exec);
+    EXPECT_EQ(dynamic_cast<larch::solver::Bicgstab<double>::Factory&>(*bicgstab).get_parameters().check_interval,
+              1u);
+    expect_error(R"({"type": "cg", "check_interval": 0, "criteria": {"max_iterations": 10}})", "/check_interval");
+    expect_error(R"({"type": "gmres", "check_interval": 2, "criteria": {"max_iterations": 10}})",
+                 "/check_interval: unknown field");
 }
 
 TEST_F(SolverConfig, ReadsTheDivergenceAndStagnationCriteria)
