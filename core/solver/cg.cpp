@@ -6,6 +6,7 @@
 
 #include "core/components/instantiation.hpp"
 #include "core/matrix/dense_kernels.hpp"
+#include "core/solver/column_review.hpp"
 #include "core/solver/threshold_below.hpp"
 
 namespace larch {
@@ -135,42 +136,11 @@ std::vector<IterationOutcome> Cg<T>::iterate_columns(matrix::Dense<T>& x, matrix
             LARCH_RUN_KERNEL(exec, dense::cg_step_direction, *z, *p, slot, state);
         }
         host_state.copy_from(state);
-        for (size_type col = 0; col < cols; ++col) {
-            if (!live[col]) {
-                continue;
-            }
-            auto& monitor = *monitors[col];
-            const auto stopped = static_cast<int>(field(state_field::stopped, col));
-            const auto stop_slot = static_cast<size_type>(field(state_field::stop_slot, col));
-            const auto checked = stopped == state_field::running ? steps : stop_slot + 1;
-            if (monitor.get_remaining_iterations() == 0) {
-                outcomes[col] = {monitor.budget_exhausted(), ""};
-                live[col] = false;
-            }
-            for (size_type slot = 0; slot < checked && live[col]; ++slot) {
-                if (stopped == state_field::breakdown && slot == stop_slot) {
-                    outcomes[col] = breakdown_outcome(field(state_field::rho, col), field(state_field::p_q, col));
-                    live[col] = false;
-                    break;
-                }
-                const auto reason = monitor.check(field(state_field::norms + slot, col));
-                if (reason != stop::Reason::none) {
-                    outcomes[col] = {reason, ""};
-                    live[col] = false;
-                }
-            }
-            if (!live[col]) {
-                // Frozen from now on, whatever the executor decided (a monitor may stop a running column).
-                field(state_field::stopped, col) = T{state_field::finished};
-                continue;
-            }
-            // The executor finishes a column only where the monitor stops it (the same threshold and
-            // non-finite test), so a live column that is not running was paused above the divergence
-            // bound and the monitor let it go on.
-            LARCH_ENSURE(stopped == state_field::running || stopped == state_field::paused, Error,
-                         "Cg: the executor stopped a column the monitor did not stop (internal error)");
-            field(state_field::stopped, col) = T{state_field::running};
-        }
+        review_columns("Cg", {state_field::stopped, state_field::stop_slot, state_field::norms},
+                       host_state.get_data(), steps, monitors, live, outcomes,
+                       [&](size_type col) {
+                           return breakdown_outcome(field(state_field::rho, col), field(state_field::p_q, col));
+                       });
         write_stopped();
     }
     return outcomes;
