@@ -37,6 +37,11 @@ LARCH_DECLARE_KERNEL(namespace dense {
     template <typename T>
     void compute_norm2(const DefaultExecutor& exec, const matrix::Dense<T>& a, array<T>& result,
                        array<T>& workspace);
+    /// Two dot products per column that share an operand, in one pass where the backend gains from it:
+    /// result[col] = a_col^T b_col and result[cols + col] = a_col^T c_col (each summed as compute_dot sums).
+    template <typename T>
+    void compute_dot_pair(const DefaultExecutor& exec, const matrix::Dense<T>& a, const matrix::Dense<T>& b,
+                          const matrix::Dense<T>& c, array<T>& result, array<T>& workspace);
     /// One conjugate-gradient step on scalars that stay on the executor (`state`, cg_state layout, one
     /// entry per column of x): for each column not yet stopped, alpha = rho / p_q, x += alpha p,
     /// r -= alpha q and, in the same pass, the norm sqrt(r^T r) into the column's entry of norms slot
@@ -188,6 +193,9 @@ constexpr int omega_zero = 5;
                                  const matrix::Dense<T>&, array<T>&, array<T>&);                   \
     template void compute_norm2<T>(const DefaultExecutor&, const matrix::Dense<T>&, array<T>&,     \
                                    array<T>&);                                                     \
+    template void compute_dot_pair<T>(const DefaultExecutor&, const matrix::Dense<T>&,             \
+                                      const matrix::Dense<T>&, const matrix::Dense<T>&, array<T>&,  \
+                                      array<T>&);                                                   \
     template void cg_step_solution<T>(const DefaultExecutor&, const matrix::Dense<T>&,            \
                                       const matrix::Dense<T>&, matrix::Dense<T>&, matrix::Dense<T>&, \
                                       size_type, array<T>&, array<T>&);                           \

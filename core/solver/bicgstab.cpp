@@ -3,6 +3,7 @@
 
 #include <algorithm>
 
+#include "core/base/reduction_completion.hpp"
 #include "core/components/instantiation.hpp"
 #include "core/matrix/dense_kernels.hpp"
 #include "core/solver/column_review.hpp"
@@ -122,8 +123,9 @@ std::vector<IterationOutcome> Bicgstab<T>::iterate_columns(matrix::Dense<T>& x, 
     };
     auto rho_new = state_view(state_field::rho_new);
     auto shadow_v = state_view(state_field::shadow_v);
-    auto t_t = state_view(state_field::t_t);
-    auto t_s = state_view(state_field::t_s);
+    // t^T t and t^T s side by side (t_s = t_t + 1): one reduction for both.
+    static_assert(state_field::t_s == state_field::t_t + 1, "t_t and t_s are adjacent rows of the state");
+    auto t_products = array<T>::view(exec, 2 * cols, state.get_data() + state_field::t_t * cols);
     auto write_stopped = [&] {
         exec->copy_from(*exec->get_host(), cols * sizeof(T), host_state.get_const_data() + state_field::stopped * cols,
                         state.get_data() + state_field::stopped * cols);
@@ -155,8 +157,8 @@ std::vector<IterationOutcome> Bicgstab<T>::iterate_columns(matrix::Dense<T>& x, 
             LARCH_RUN_KERNEL(exec, dense::bicgstab_step_half, *v, r, slot, state, workspace);
             this->precondition(r, *s_hat);
             a.apply(*s_hat, *t);
-            t->compute_dot(*t, t_t, workspace);
-            t->compute_dot(r, t_s, workspace);
+            LARCH_RUN_KERNEL(exec, dense::compute_dot_pair, *t, *t, r, t_products, workspace);
+            detail::complete_sums(*exec, t_products.get_data(), 2 * cols);
             LARCH_RUN_KERNEL(exec, dense::bicgstab_step_solution, *p_hat, *s_hat, *t, x, r, slot, state, workspace);
         }
         host_state.copy_from(state);

@@ -125,6 +125,24 @@ struct ProductEntry {
     }
 };
 
+/// Entry (row, col) of a_col^T b_col for col < cols and of a_(col - cols)^T c_(col - cols) above: both
+/// products of a column pair in one reduction of 2 cols columns.
+template <typename T>
+struct ProductPairEntry {
+    const T* a;
+    index64 a_stride;
+    const T* b;
+    index64 b_stride;
+    const T* c;
+    index64 c_stride;
+    index64 cols;
+    __device__ T operator()(index64 row, index64 col) const
+    {
+        return col < cols ? a[row * a_stride + col] * b[row * b_stride + col]
+                          : a[row * a_stride + col - cols] * c[row * c_stride + col - cols];
+    }
+};
+
 /// max that lets a NaN win: the scale of a column holding a NaN is NaN, so its norm is NaN rather than
 /// a NaN hidden behind a zero scale.
 struct MaxKeepingNaN {
@@ -368,6 +386,19 @@ void compute_dot(const DefaultExecutor& exec, const matrix::Dense<T>& a, const m
     reduce_columns(exec, size.rows, size.cols,
                    ProductEntry<T>{a.get_const_values(), static_cast<index64>(a.get_stride()),
                                    b.get_const_values(), static_cast<index64>(b.get_stride())},
+                   warp::Sum{}, T{0}, KeepTotal{}, result.get_data(), workspace);
+}
+
+template <typename T>
+void compute_dot_pair(const DefaultExecutor& exec, const matrix::Dense<T>& a, const matrix::Dense<T>& b,
+                      const matrix::Dense<T>& c, array<T>& result, array<T>& workspace)
+{
+    const auto size = a.get_size();
+    reduce_columns(exec, size.rows, 2 * size.cols,
+                   ProductPairEntry<T>{a.get_const_values(), static_cast<index64>(a.get_stride()),
+                                       b.get_const_values(), static_cast<index64>(b.get_stride()),
+                                       c.get_const_values(), static_cast<index64>(c.get_stride()),
+                                       static_cast<index64>(size.cols)},
                    warp::Sum{}, T{0}, KeepTotal{}, result.get_data(), workspace);
 }
 

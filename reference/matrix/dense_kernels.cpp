@@ -96,6 +96,17 @@ void compute_dot(const DefaultExecutor&, const matrix::Dense<T>& a, const matrix
 }
 
 template <typename T>
+void compute_dot_pair(const DefaultExecutor& exec, const matrix::Dense<T>& a, const matrix::Dense<T>& b,
+                      const matrix::Dense<T>& c, array<T>& result, array<T>& workspace)
+{
+    const auto cols = a.get_size().cols;
+    auto first = array<T>::view(result.get_executor(), cols, result.get_data());
+    auto second = array<T>::view(result.get_executor(), cols, result.get_data() + cols);
+    compute_dot(exec, a, b, first, workspace);
+    compute_dot(exec, a, c, second, workspace);
+}
+
+template <typename T>
 void compute_norm2(const DefaultExecutor&, const matrix::Dense<T>& a, array<T>& result, array<T>&)
 {
     // LAPACK's scaled sum of squares: norm = scale * sqrt(sum_of_squares) with every |a_i| / scale <= 1,

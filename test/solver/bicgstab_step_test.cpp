@@ -253,6 +253,47 @@ TEST_P(BicgstabStepKernels, MatchALongDoubleOracleOnRandomVectors)
     }
 }
 
+TEST_P(BicgstabStepKernels, DotPairEqualsTwoDotProducts)
+{
+    LARCH_EXECUTOR_OR_SKIP(exec, GetParam());
+    constexpr std::uint32_t seed = 31;
+    SCOPED_TRACE(larch::test::seed_trace(seed));
+    // t^T t and t^T s of BiCGSTAB's solution step in one call: on reference and omp the same bits as two
+    // compute_dot calls, elsewhere within the bound of a sum of n products in another order. Short (one
+    // GPU launch) and long columns; 1, 3 and 8 columns (8: 16 reduced columns, read as row-major pairs).
+    for (const dim2 size : {dim2{300, 1}, dim2{9000, 3}, dim2{9000, 8}}) {
+        SCOPED_TRACE(std::to_string(size.rows) + " x " + std::to_string(size.cols));
+        const auto t_host = larch::test::generate_random_values<double>(size, seed);
+        const auto s_host = larch::test::generate_random_values<double>(size, seed + 1);
+        auto t = larch::test::create_dense(exec, size, t_host, size.cols + 1);
+        auto s = larch::test::create_dense(exec, size, s_host, size.cols);
+        larch::array<double> pair{exec, 2 * size.cols};
+        larch::array<double> workspace{exec};
+        LARCH_RUN_KERNEL(exec, dense::compute_dot_pair, *t, *t, *s, pair, workspace);
+        const auto result = pair.copy_to_host();
+        const auto t_t = t->compute_dot(*t);
+        const auto t_s = t->compute_dot(*s);
+        const bool host = exec->is_host();
+        const double u = std::ldexp(1.0, -53);
+        for (size_type col = 0; col < size.cols; ++col) {
+            double t_t_magnitude = 0;
+            double t_s_magnitude = 0;
+            for (size_type row = 0; row < size.rows; ++row) {
+                const auto i = row * size.cols + col;
+                t_t_magnitude += t_host[i] * t_host[i];
+                t_s_magnitude += std::abs(t_host[i] * s_host[i]);
+            }
+            if (host) {
+                EXPECT_EQ(result[col], t_t[col]);
+                EXPECT_EQ(result[size.cols + col], t_s[col]);
+            } else {
+                EXPECT_NEAR(result[col], t_t[col], 2 * size.rows * u * t_t_magnitude);
+                EXPECT_NEAR(result[size.cols + col], t_s[col], 2 * size.rows * u * t_s_magnitude);
+            }
+        }
+    }
+}
+
 INSTANTIATE_TEST_SUITE_P(AllExecutors, BicgstabStepKernels, ::testing::ValuesIn(larch::test::executor_names()));
 
 class BicgstabCheckInterval : public ::testing::TestWithParam<std::string> {};
