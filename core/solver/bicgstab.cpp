@@ -6,8 +6,7 @@
 #include "core/base/reduction_completion.hpp"
 #include "core/components/instantiation.hpp"
 #include "core/matrix/dense_kernels.hpp"
-#include "core/solver/column_review.hpp"
-#include "core/solver/threshold_below.hpp"
+#include "core/solver/column_state.hpp"
 
 namespace larch {
 namespace solver {
@@ -93,43 +92,26 @@ std::vector<IterationOutcome> Bicgstab<T>::iterate_columns(matrix::Dense<T>& x, 
     namespace state_field = kernels::bicgstab_state;
     const auto& exec = this->get_executor();
     const auto& a = *this->get_system_matrix();
-    const auto k = parameters_.check_interval;
     const auto cols = monitors.size();
     const auto rows = this->get_size().rows;
-    // The state of every column (bicgstab_state layout), prepared on the host and copied over once; a
-    // column without monitor starts finished, so the kernels leave it alone.
-    array<T> host_state{exec->get_host(), (state_field::norms + k) * cols};
-    std::fill_n(host_state.get_data(), host_state.get_size(), T{});
-    auto field = [&](size_type name, size_type col) -> T& { return host_state.get_data()[name * cols + col]; };
-    std::vector<IterationOutcome> outcomes(cols);
-    std::vector<bool> live(cols, false);
+    ColumnState<T> columns{exec,
+                           {state_field::threshold, state_field::pause_above, state_field::stopped,
+                            state_field::stop_slot, state_field::norms},
+                           parameters_.check_interval,
+                           monitors};
     for (size_type col = 0; col < cols; ++col) {
-        field(state_field::rho, col) = T{1};
-        field(state_field::alpha, col) = T{1};
-        field(state_field::omega, col) = T{1};
-        if (monitors[col]) {
-            live[col] = true;
-            field(state_field::threshold, col) = threshold_below<T>(monitors[col]->get_threshold());
-            field(state_field::pause_above, col) = threshold_below<T>(monitors[col]->get_divergence_bound());
-        } else {
-            field(state_field::stopped, col) = T{state_field::finished};
-        }
+        columns.field(state_field::rho, col) = T{1};
+        columns.field(state_field::alpha, col) = T{1};
+        columns.field(state_field::omega, col) = T{1};
     }
-    array<T> state{exec};
-    state.copy_from(host_state);
+    columns.upload();
+    auto& state = columns.get_device_state();
     array<T> workspace{exec};
-    auto state_view = [&](size_type name) {
-        return array<T>::view(exec, cols, state.get_data() + name * cols);
-    };
-    auto rho_new = state_view(state_field::rho_new);
-    auto shadow_v = state_view(state_field::shadow_v);
+    auto rho_new = columns.view(state_field::rho_new);
+    auto shadow_v = columns.view(state_field::shadow_v);
     // t^T t and t^T s side by side (t_s = t_t + 1): one reduction for both.
     static_assert(state_field::t_s == state_field::t_t + 1, "t_t and t_s are adjacent rows of the state");
-    auto t_products = array<T>::view(exec, 2 * cols, state.get_data() + state_field::t_t * cols);
-    auto write_stopped = [&] {
-        exec->copy_from(*exec->get_host(), cols * sizeof(T), host_state.get_const_data() + state_field::stopped * cols,
-                        state.get_data() + state_field::stopped * cols);
-    };
+    auto t_products = columns.view(state_field::t_t, 2);
     auto create_block = [&] { return matrix::Dense<T>::create(exec, dim2{rows, cols}); };
     auto shadow = create_block();
     auto p = create_block();
@@ -140,13 +122,8 @@ std::vector<IterationOutcome> Bicgstab<T>::iterate_columns(matrix::Dense<T>& x, 
     shadow->copy_from(r);
     p->fill(T{});
     v->fill(T{});
-    while (std::find(live.begin(), live.end(), true) != live.end()) {
-        auto steps = k;
-        for (size_type col = 0; col < cols; ++col) {
-            if (live[col]) {
-                steps = std::min(steps, monitors[col]->get_remaining_iterations());
-            }
-        }
+    while (columns.any_live()) {
+        const auto steps = columns.next_block_steps();
         for (size_type slot = 0; slot < steps; ++slot) {
             shadow->compute_dot(r, rho_new, workspace);
             LARCH_RUN_KERNEL(exec, dense::bicgstab_step_direction, r, *v, *p, state);
@@ -161,15 +138,11 @@ std::vector<IterationOutcome> Bicgstab<T>::iterate_columns(matrix::Dense<T>& x, 
             detail::complete_sums(*exec, t_products.get_data(), 2 * cols);
             LARCH_RUN_KERNEL(exec, dense::bicgstab_step_solution, *p_hat, *s_hat, *t, x, r, slot, state, workspace);
         }
-        host_state.copy_from(state);
-        review_columns("Bicgstab", {state_field::stopped, state_field::stop_slot, state_field::norms},
-                       host_state.get_data(), steps, monitors, live, outcomes,
-                       [&](size_type col) {
-                           return breakdown_outcome(static_cast<int>(field(state_field::cause, col)));
-                       });
-        write_stopped();
+        columns.review("Bicgstab", steps, [&](size_type col) {
+            return breakdown_outcome(static_cast<int>(columns.field(state_field::cause, col)));
+        });
     }
-    return outcomes;
+    return columns.get_outcomes();
 }
 
 #define LARCH_INSTANTIATE_BICGSTAB(T) template class Bicgstab<T>

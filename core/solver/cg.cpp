@@ -6,8 +6,7 @@
 
 #include "core/components/instantiation.hpp"
 #include "core/matrix/dense_kernels.hpp"
-#include "core/solver/column_review.hpp"
-#include "core/solver/threshold_below.hpp"
+#include "core/solver/column_state.hpp"
 
 namespace larch {
 namespace solver {
@@ -86,47 +85,26 @@ std::vector<IterationOutcome> Cg<T>::iterate_columns(matrix::Dense<T>& x, matrix
     namespace state_field = kernels::cg_state;
     const auto& exec = this->get_executor();
     const auto& a = *this->get_system_matrix();
-    const auto k = parameters_.check_interval;
     const auto cols = monitors.size();
     const auto rows = this->get_size().rows;
-    // The state of every column (cg_state layout), prepared on the host and copied over once; a column
-    // without monitor starts finished, so the kernels leave it alone.
-    array<T> host_state{exec->get_host(), (state_field::norms + k) * cols};
-    std::fill_n(host_state.get_data(), host_state.get_size(), T{});
-    auto field = [&](size_type name, size_type col) -> T& { return host_state.get_data()[name * cols + col]; };
-    std::vector<IterationOutcome> outcomes(cols);
-    std::vector<bool> live(cols, false);
-    for (size_type col = 0; col < cols; ++col) {
-        if (monitors[col]) {
-            live[col] = true;
-            field(state_field::threshold, col) = threshold_below<T>(monitors[col]->get_threshold());
-            field(state_field::pause_above, col) = threshold_below<T>(monitors[col]->get_divergence_bound());
-        } else {
-            field(state_field::stopped, col) = T{state_field::finished};
-        }
-    }
-    array<T> state{exec};
-    state.copy_from(host_state);
+    ColumnState<T> columns{exec,
+                           {state_field::threshold, state_field::pause_above, state_field::stopped,
+                            state_field::stop_slot, state_field::norms},
+                           parameters_.check_interval,
+                           monitors};
+    columns.upload();
+    auto& state = columns.get_device_state();
     array<T> workspace{exec};
-    auto rho = array<T>::view(exec, cols, state.get_data() + state_field::rho * cols);
-    auto p_q = array<T>::view(exec, cols, state.get_data() + state_field::p_q * cols);
-    auto write_stopped = [&] {
-        exec->copy_from(*exec->get_host(), cols * sizeof(T), host_state.get_const_data() + state_field::stopped * cols,
-                        state.get_data() + state_field::stopped * cols);
-    };
+    auto rho = columns.view(state_field::rho);
+    auto p_q = columns.view(state_field::p_q);
     auto z = matrix::Dense<T>::create(exec, dim2{rows, cols});
     auto p = matrix::Dense<T>::create(exec, dim2{rows, cols});
     auto q = matrix::Dense<T>::create(exec, dim2{rows, cols});
     this->precondition(r, *z);
     p->copy_from(*z);
     r.compute_dot(*z, rho, workspace);
-    while (std::find(live.begin(), live.end(), true) != live.end()) {
-        auto steps = k;
-        for (size_type col = 0; col < cols; ++col) {
-            if (live[col]) {
-                steps = std::min(steps, monitors[col]->get_remaining_iterations());
-            }
-        }
+    while (columns.any_live()) {
+        const auto steps = columns.next_block_steps();
         for (size_type slot = 0; slot < steps; ++slot) {
             a.apply(*p, *q);
             p->compute_dot(*q, p_q, workspace);
@@ -135,15 +113,11 @@ std::vector<IterationOutcome> Cg<T>::iterate_columns(matrix::Dense<T>& x, matrix
             r.compute_dot(*z, rho, workspace);
             LARCH_RUN_KERNEL(exec, dense::cg_step_direction, *z, *p, slot, state);
         }
-        host_state.copy_from(state);
-        review_columns("Cg", {state_field::stopped, state_field::stop_slot, state_field::norms},
-                       host_state.get_data(), steps, monitors, live, outcomes,
-                       [&](size_type col) {
-                           return breakdown_outcome(field(state_field::rho, col), field(state_field::p_q, col));
-                       });
-        write_stopped();
+        columns.review("Cg", steps, [&](size_type col) {
+            return breakdown_outcome(columns.field(state_field::rho, col), columns.field(state_field::p_q, col));
+        });
     }
-    return outcomes;
+    return columns.get_outcomes();
 }
 
 #define LARCH_INSTANTIATE_CG(T) template class Cg<T>
