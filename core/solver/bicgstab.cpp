@@ -14,7 +14,7 @@ namespace solver {
 template <typename T>
 Bicgstab<T>::Bicgstab(std::shared_ptr<const Executor> exec, const parameters_type& parameters,
                       std::shared_ptr<const LinOp> system_matrix)
-    : IterativeSolver<T>(std::move(exec), std::move(system_matrix), parameters, "Bicgstab"),
+    : ColumnsTogetherSolver<T>(std::move(exec), std::move(system_matrix), parameters, "Bicgstab"),
       parameters_{parameters}
 {
     LARCH_ENSURE(parameters.check_interval >= 1, BadInput,
@@ -67,23 +67,6 @@ IterationOutcome breakdown_outcome(int cause)
 }
 
 }  // namespace
-
-template <typename T>
-IterationOutcome Bicgstab<T>::iterate(const matrix::Dense<T>& b, matrix::Dense<T>& x, matrix::Dense<T>& r,
-                                      double residual_norm, IterationMonitor& monitor) const
-{
-    (void)b, (void)residual_norm;
-    return iterate_columns(x, r, {&monitor}).front();
-}
-
-template <typename T>
-void Bicgstab<T>::solve(const matrix::Dense<T>& b, matrix::Dense<T>& x, std::vector<stop::Status>& statuses) const
-{
-    this->solve_together(b, x, statuses, [this](matrix::Dense<T>& x_block, matrix::Dense<T>& r_block,
-                                                const std::vector<IterationMonitor*>& monitors) {
-        return iterate_columns(x_block, r_block, monitors);
-    });
-}
 
 template <typename T>
 std::vector<IterationOutcome> Bicgstab<T>::iterate_columns(matrix::Dense<T>& x, matrix::Dense<T>& r,

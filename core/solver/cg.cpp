@@ -14,7 +14,7 @@ namespace solver {
 template <typename T>
 Cg<T>::Cg(std::shared_ptr<const Executor> exec, const parameters_type& parameters,
           std::shared_ptr<const LinOp> system_matrix)
-    : IterativeSolver<T>(std::move(exec), std::move(system_matrix), parameters, "Cg"),
+    : ColumnsTogetherSolver<T>(std::move(exec), std::move(system_matrix), parameters, "Cg"),
       parameters_{parameters}
 {
     LARCH_ENSURE(parameters.check_interval >= 1, BadInput, "Cg::generate: check_interval must be >= 1, got 0");
@@ -60,23 +60,6 @@ IterationOutcome breakdown_outcome(double rho, double p_q)
 }
 
 }  // namespace
-
-template <typename T>
-IterationOutcome Cg<T>::iterate(const matrix::Dense<T>& b, matrix::Dense<T>& x, matrix::Dense<T>& r,
-                                double residual_norm, IterationMonitor& monitor) const
-{
-    (void)b, (void)residual_norm;
-    return iterate_columns(x, r, {&monitor}).front();
-}
-
-template <typename T>
-void Cg<T>::solve(const matrix::Dense<T>& b, matrix::Dense<T>& x, std::vector<stop::Status>& statuses) const
-{
-    this->solve_together(b, x, statuses, [this](matrix::Dense<T>& x_block, matrix::Dense<T>& r_block,
-                                                const std::vector<IterationMonitor*>& monitors) {
-        return iterate_columns(x_block, r_block, monitors);
-    });
-}
 
 template <typename T>
 std::vector<IterationOutcome> Cg<T>::iterate_columns(matrix::Dense<T>& x, matrix::Dense<T>& r,

@@ -355,47 +355,6 @@ void IterativeSolver<T>::end_iterate(ColumnSolve& solve, const IterationOutcome&
 }
 
 template <typename T>
-void IterativeSolver<T>::solve_together(const vector_type& b, vector_type& x, std::vector<stop::Status>& statuses,
-                                        const ColumnsIteration& iterate_columns) const
-{
-    const auto start = clock_type::now();
-    const auto cols = statuses.size();
-    auto r = vector_type::create(get_executor(), dim2{get_size().rows, cols});
-    // Columns that never iterate keep r = 0, so the block's products stay finite there.
-    r->fill(T{});
-    std::vector<ColumnSolve> columns;
-    for (size_type col = 0; col < cols; ++col) {
-        columns.push_back(begin_column(col, *b.create_const_column_view(col), *x.create_column_view(col),
-                                       *r->create_column_view(col)));
-    }
-    // Each round iterates the columns that still run, every one from its true residual (a restart).
-    while (true) {
-        std::vector<IterationMonitor*> monitors(cols, nullptr);
-        for (auto& column : columns) {
-            if (may_iterate(column)) {
-                monitors[column.column] = column.monitor.get();
-            }
-        }
-        if (std::all_of(monitors.begin(), monitors.end(), [](IterationMonitor* m) { return m == nullptr; })) {
-            break;
-        }
-        const auto outcomes = iterate_columns(x, *r, monitors);
-        for (size_type col = 0; col < cols; ++col) {
-            if (monitors[col]) {
-                end_iterate(columns[col], outcomes[col], *b.create_const_column_view(col), *x.create_column_view(col),
-                            *r->create_column_view(col));
-            }
-        }
-    }
-    get_executor()->synchronize();
-    const auto seconds = seconds_since(start);
-    for (size_type col = 0; col < cols; ++col) {
-        report_column_end(columns[col], seconds);
-        statuses[col] = std::move(columns[col].status);
-    }
-}
-
-template <typename T>
 void IterativeSolver<T>::report_column_end(const ColumnSolve& solve, double seconds) const
 {
     for (const auto& logger : loggers_) {
@@ -403,7 +362,58 @@ void IterativeSolver<T>::report_column_end(const ColumnSolve& solve, double seco
     }
 }
 
-#define LARCH_INSTANTIATE_ITERATIVE_SOLVER(T) template class IterativeSolver<T>
+template <typename T>
+IterationOutcome ColumnsTogetherSolver<T>::iterate(const vector_type& b, vector_type& x, vector_type& r,
+                                                   double residual_norm, IterationMonitor& monitor) const
+{
+    (void)b, (void)residual_norm;
+    return this->iterate_columns(x, r, {&monitor}).front();
+}
+
+template <typename T>
+void ColumnsTogetherSolver<T>::solve(const vector_type& b, vector_type& x,
+                                     std::vector<stop::Status>& statuses) const
+{
+    const auto start = clock_type::now();
+    const auto cols = statuses.size();
+    auto r = vector_type::create(this->get_executor(), dim2{this->get_size().rows, cols});
+    // Columns that never iterate keep r = 0, so the block's products stay finite there.
+    r->fill(T{});
+    std::vector<typename IterativeSolver<T>::ColumnSolve> columns;
+    for (size_type col = 0; col < cols; ++col) {
+        columns.push_back(this->begin_column(col, *b.create_const_column_view(col), *x.create_column_view(col),
+                                             *r->create_column_view(col)));
+    }
+    // Each round iterates the columns that still run, every one from its true residual (a restart).
+    while (true) {
+        std::vector<IterationMonitor*> monitors(cols, nullptr);
+        for (auto& column : columns) {
+            if (this->may_iterate(column)) {
+                monitors[column.column] = column.monitor.get();
+            }
+        }
+        if (std::all_of(monitors.begin(), monitors.end(), [](IterationMonitor* m) { return m == nullptr; })) {
+            break;
+        }
+        const auto outcomes = this->iterate_columns(x, *r, monitors);
+        for (size_type col = 0; col < cols; ++col) {
+            if (monitors[col]) {
+                this->end_iterate(columns[col], outcomes[col], *b.create_const_column_view(col),
+                                  *x.create_column_view(col), *r->create_column_view(col));
+            }
+        }
+    }
+    this->get_executor()->synchronize();
+    const auto seconds = seconds_since(start);
+    for (size_type col = 0; col < cols; ++col) {
+        this->report_column_end(columns[col], seconds);
+        statuses[col] = std::move(columns[col].status);
+    }
+}
+
+#define LARCH_INSTANTIATE_ITERATIVE_SOLVER(T) \
+    template class IterativeSolver<T>;        \
+    template class ColumnsTogetherSolver<T>
 LARCH_INSTANTIATE_FOR_EACH_VALUE_TYPE(LARCH_INSTANTIATE_ITERATIVE_SOLVER);
 
 }  // namespace solver

@@ -36,7 +36,7 @@ namespace solver {
  *                   .on(exec)->generate(A);
  */
 template <typename T>
-class Cg : public IterativeSolver<T> {
+class Cg : public ColumnsTogetherSolver<T> {
 public:
     class Factory;
     struct parameters_type : solver_parameters<parameters_type>,
@@ -72,18 +72,12 @@ protected:
     Cg(std::shared_ptr<const Executor> exec, const parameters_type& parameters,
        std::shared_ptr<const LinOp> system_matrix);
 
-    IterationOutcome iterate(const matrix::Dense<T>& b, matrix::Dense<T>& x, matrix::Dense<T>& r,
-                             double residual_norm, IterationMonitor& monitor) const override;
-    /// Iterates all columns of b together: one product with the n x k block per iteration, each column
-    /// with its own scalars, restarts and status.
-    void solve(const matrix::Dense<T>& b, matrix::Dense<T>& x, std::vector<stop::Status>& statuses) const override;
+    /// All columns of x at once: one product with the n x k block per iteration, each column with its own
+    /// scalars on the executor.
+    std::vector<IterationOutcome> iterate_columns(matrix::Dense<T>& x, matrix::Dense<T>& r,
+                                                  const std::vector<IterationMonitor*>& monitors) const override;
 
 private:
-    /// The iteration of iterate() on every column of x at once, r = b - A x on entry; a column with a null
-    /// monitor stays as it is. Returns the outcome of each column iterated.
-    std::vector<IterationOutcome> iterate_columns(matrix::Dense<T>& x, matrix::Dense<T>& r,
-                                                  const std::vector<IterationMonitor*>& monitors) const;
-
     parameters_type parameters_;
 };
 

@@ -3,7 +3,6 @@
 #pragma once
 
 #include <chrono>
-#include <functional>
 #include <memory>
 #include <mutex>
 #include <string>
@@ -239,8 +238,8 @@ protected:
 
     /**
      * Solves the columns of b into x and fills `statuses` (one per column), telling the loggers of each
-     * column's end. This default solves one column after another through iterate(); a solver that
-     * iterates several columns together overrides it with the steps below.
+     * column's end. This default solves one column after another through iterate();
+     * ColumnsTogetherSolver iterates all columns together with the steps below.
      */
     virtual void solve(const vector_type& b, vector_type& x, std::vector<stop::Status>& statuses) const;
     /// Checks b and the initial guess of column `column`; the result still iterates (with r = b - A x)
@@ -254,18 +253,7 @@ protected:
     /// Tells the loggers that column `status.column` ended, `seconds` after its solve began.
     void report_column_end(const ColumnSolve& solve, double seconds) const;
 
-    /// An iteration over several columns at once: iterates every column of x whose monitor is not null
-    /// from r = b - A x on entry (the others stay as they are) and returns the outcome of each column.
-    using ColumnsIteration = std::function<std::vector<IterationOutcome>(
-        vector_type& x, vector_type& r, const std::vector<IterationMonitor*>& monitors)>;
-    /// The solve() of a solver that iterates all columns together: begin_column for each, then rounds of
-    /// `iterate_columns` over the columns that may still iterate, each from its true residual (end_iterate
-    /// restarts or finishes every column iterated), and report_column_end for all at the end.
-    void solve_together(const vector_type& b, vector_type& x, std::vector<stop::Status>& statuses,
-                        const ColumnsIteration& iterate_columns) const;
-
 private:
-
     std::string name_;
     /// "<name>::apply", built once for the operand checks of every apply.
     std::string apply_context_;
@@ -280,6 +268,28 @@ private:
     // from several threads at once (with distinct x).
     mutable std::mutex statuses_mutex_;
     mutable std::vector<stop::Status> statuses_;
+};
+
+/**
+ * An IterativeSolver whose iteration runs on all columns of b at once (Cg, Bicgstab): solve() begins every
+ * column, then runs rounds of iterate_columns over the columns that may still iterate, each from its true
+ * residual (end_iterate restarts or finishes every column iterated), and reports every column's end; the
+ * one-column iterate() is iterate_columns on that column alone.
+ */
+template <typename T>
+class ColumnsTogetherSolver : public IterativeSolver<T> {
+protected:
+    using vector_type = typename IterativeSolver<T>::vector_type;
+    using IterativeSolver<T>::IterativeSolver;
+
+    IterationOutcome iterate(const vector_type& b, vector_type& x, vector_type& r, double residual_norm,
+                             IterationMonitor& monitor) const final;
+    void solve(const vector_type& b, vector_type& x, std::vector<stop::Status>& statuses) const final;
+
+    /// Iterates every column of x whose monitor is not null from r = b - A x on entry (the others stay as
+    /// they are); returns the outcome of each column.
+    virtual std::vector<IterationOutcome> iterate_columns(vector_type& x, vector_type& r,
+                                                          const std::vector<IterationMonitor*>& monitors) const = 0;
 };
 
 /**
