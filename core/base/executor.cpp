@@ -3,6 +3,7 @@
 #include "larch/base/executor.hpp"
 
 #include <cstring>
+#include <new>
 #include <typeinfo>
 #include <vector>
 
@@ -28,6 +29,24 @@ bool Executor::memory_accessible(const Executor& other) const
     }
     return static_cast<const GpuExecutor&>(*this).get_device_id() ==
            static_cast<const GpuExecutor&>(other).get_device_id();
+}
+
+void* Executor::alloc_pinned_host(size_type num_bytes) const
+{
+    if (num_bytes == 0) {
+        return nullptr;
+    }
+    try {
+        return ::operator new(num_bytes);
+    } catch (const std::bad_alloc&) {
+        LARCH_THROW(AllocationError, get_name() + ": could not allocate " + std::to_string(num_bytes) +
+                                         " bytes of host staging memory");
+    }
+}
+
+void Executor::free_pinned_host(void* ptr) const noexcept
+{
+    ::operator delete(ptr);
 }
 
 void Executor::copy_from(const Executor& src_exec, size_type num_bytes, const void* src_ptr,

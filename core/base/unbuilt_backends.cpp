@@ -29,6 +29,11 @@ namespace {
     void ExecType::run(const Operation&) const { throw_not_built(backend, #ExecType "::run"); } \
     void* ExecType::raw_alloc(size_type) const { throw_not_built(backend, #ExecType "::alloc"); } \
     void ExecType::free_bytes(void*) const noexcept {}                                             \
+    void* ExecType::alloc_pinned_host(size_type) const                                             \
+    {                                                                                              \
+        throw_not_built(backend, #ExecType "::alloc_pinned_host");                                 \
+    }                                                                                              \
+    void ExecType::free_pinned_host(void*) const noexcept {}                                       \
     void ExecType::synchronize() const {}                                                          \
     void ExecType::raw_copy_from_host(const void*, size_type, void*) const                         \
     {                                                                                              \

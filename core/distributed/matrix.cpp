@@ -30,7 +30,9 @@ template <typename V, typename I>
 Matrix<V, I>::Matrix(std::shared_ptr<const Executor> exec, std::shared_ptr<const Partition> partition)
     : LinOp(exec, dim2{partition->get_local_rows(), partition->get_local_rows()}),
       partition_{std::move(partition)},
-      send_rows_{exec}
+      send_rows_{exec},
+      staged_send_{exec},
+      staged_receive_{exec}
 {}
 
 template <typename V, typename I>
@@ -225,17 +227,20 @@ std::unique_ptr<matrix::Dense<V>> Matrix<V, I>::exchange_ghosts(const matrix::De
     // The rows to send, gathered into one block on the executor.
     auto send_block = matrix::Dense<V>::create(exec, dim2{send_rows_.get_size(), cols});
     LARCH_RUN_KERNEL(exec, halo::gather_rows, b, send_rows_, *send_block);
-    std::vector<V> staged_send;
-    if (!direct) {
-        staged_send = send_block->copy_to_host();
-    } else {
+    const auto send_bytes = send_rows_.get_size() * value_bytes;
+    const auto receive_bytes = ghost_columns_.size() * value_bytes;
+    const V* send_base = send_block->get_const_values();
+    auto ghosts = matrix::Dense<V>::create(exec, dim2{ghost_columns_.size(), cols});
+    V* receive_base = ghosts->get_values();
+    if (direct) {
         // The gather must have finished before MPI reads the block.
         exec->synchronize();
+    } else {
+        auto staged = static_cast<V*>(staged_send_.get(send_bytes));
+        exec->get_host()->copy_from(*exec, send_bytes, send_base, staged);
+        send_base = staged;
+        receive_base = static_cast<V*>(staged_receive_.get(receive_bytes));
     }
-    const V* send_base = direct ? send_block->get_const_values() : staged_send.data();
-    auto ghosts = matrix::Dense<V>::create(exec, dim2{ghost_columns_.size(), cols});
-    std::vector<V> host_ghosts(direct ? 0 : ghost_columns_.size() * cols);
-    V* receive_base = direct ? ghosts->get_values() : host_ghosts.data();
     std::vector<MPI_Request> requests;
     requests.reserve(receive_processes_.size() + send_processes_.size());
     for (size_type k = 0; k < receive_processes_.size(); ++k) {
@@ -254,8 +259,8 @@ std::unique_ptr<matrix::Dense<V>> Matrix<V, I>::exchange_ghosts(const matrix::De
     }
     local_product();
     LARCH_MPI_CHECK(MPI_Waitall(static_cast<int>(requests.size()), requests.data(), MPI_STATUSES_IGNORE));
-    if (!direct && !host_ghosts.empty()) {
-        exec->copy_from(*exec->get_host(), host_ghosts.size() * sizeof(V), host_ghosts.data(), ghosts->get_values());
+    if (!direct) {
+        exec->copy_from(*exec->get_host(), receive_bytes, receive_base, ghosts->get_values());
     }
     return ghosts;
 }

@@ -108,6 +108,30 @@ void DeviceExecutor::free_bytes(void* ptr) const noexcept
     }
 }
 
+void* DeviceExecutor::alloc_pinned_host(size_type num_bytes) const
+{
+    if (num_bytes == 0) {
+        return nullptr;
+    }
+    kernels::LARCH_DEVICE_NAMESPACE::DeviceGuard guard{device_id_};
+    void* ptr = nullptr;
+    const auto status = LARCH_PINNED_HOST_ALLOC(&ptr, num_bytes);
+    if (status != LARCH_RT(Success)) {
+        (void)LARCH_RT(GetLastError)();
+        LARCH_THROW(AllocationError, get_name() + ": could not allocate " + std::to_string(num_bytes) +
+                                         " bytes of page-locked host memory: " + LARCH_RT(GetErrorString)(status));
+    }
+    return ptr;
+}
+
+void DeviceExecutor::free_pinned_host(void* ptr) const noexcept
+{
+    if (ptr) {
+        // As in free_bytes(): no error can be reported from here.
+        (void)LARCH_PINNED_HOST_FREE(ptr);
+    }
+}
+
 void DeviceExecutor::synchronize() const
 {
     kernels::LARCH_DEVICE_NAMESPACE::DeviceGuard guard{device_id_};

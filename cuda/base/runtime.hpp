@@ -15,6 +15,9 @@
 #define LARCH_DEVICE_NAME "HIP"
 #define LARCH_DEVICE_EXECUTOR HipExecutor
 #define LARCH_DEVICE_PROPERTIES hipDeviceProp_t
+// Page-locked host memory (the two runtimes name these differently; HIP deprecated its cuda-like names).
+#define LARCH_PINNED_HOST_ALLOC(ptr, num_bytes) hipHostMalloc(ptr, num_bytes, hipHostMallocDefault)
+#define LARCH_PINNED_HOST_FREE(ptr) hipHostFree(ptr)
 #else
 #include <cuda_runtime.h>
 #define LARCH_RT(name) cuda##name
@@ -22,6 +25,8 @@
 #define LARCH_DEVICE_NAME "CUDA"
 #define LARCH_DEVICE_EXECUTOR CudaExecutor
 #define LARCH_DEVICE_PROPERTIES cudaDeviceProp
+#define LARCH_PINNED_HOST_ALLOC(ptr, num_bytes) cudaMallocHost(ptr, num_bytes)
+#define LARCH_PINNED_HOST_FREE(ptr) cudaFreeHost(ptr)
 #endif
 
 namespace larch {

@@ -1,11 +1,13 @@
 // Executors: creation by name, every error make_executor can raise, and copies between executors.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <numeric>
 #include <vector>
 
 #include "larch/base/array.hpp"
 #include "larch/base/executor.hpp"
+#include "larch/base/host_staging_buffer.hpp"
 #include "test/utils/executors.hpp"
 
 namespace {
@@ -73,6 +75,26 @@ TEST_P(ExecutorCopy, MoveKeepsBufferAndEmptiesSource)
     EXPECT_EQ(b.get_const_data(), data);
     EXPECT_EQ(a.get_size(), 0u);
     EXPECT_EQ(b.copy_to_host(), (std::vector<int>{1, 2, 3}));
+}
+
+TEST_P(ExecutorCopy, StagesThroughKeptHostBuffer)
+{
+    LARCH_EXECUTOR_OR_SKIP(exec, GetParam());
+    larch::HostStagingBuffer staging{exec};
+    auto* small = static_cast<double*>(staging.get(8 * sizeof(double)));
+    ASSERT_NE(small, nullptr);
+    // A request that fits reuses the memory; a larger one grows it.
+    EXPECT_EQ(staging.get(4 * sizeof(double)), small);
+    auto* large = static_cast<double*>(staging.get(3000 * sizeof(double)));
+    std::iota(large, large + 3000, 1.0);
+    larch::array<double> on_exec{exec, 3000};
+    exec->copy_from(*exec->get_host(), 3000 * sizeof(double), large, on_exec.get_data());
+    auto* back = static_cast<double*>(staging.get(3000 * sizeof(double)));
+    std::fill(back, back + 3000, 0.0);
+    exec->get_host()->copy_from(*exec, 3000 * sizeof(double), on_exec.get_const_data(), back);
+    EXPECT_EQ(back[0], 1.0);
+    EXPECT_EQ(back[2999], 3000.0);
+    EXPECT_EQ(exec->alloc_pinned_host(0), nullptr);
 }
 
 INSTANTIATE_TEST_SUITE_P(AllExecutors, ExecutorCopy,

@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "larch/base/array.hpp"
+#include "larch/base/host_staging_buffer.hpp"
 #include "larch/base/lin_op.hpp"
 #include "larch/base/matrix_data.hpp"
 #include "larch/base/process_group.hpp"
@@ -33,9 +34,10 @@ namespace distributed {
  * post the receives and sends of the ghost values (non-blocking MPI), compute the local product meanwhile,
  * wait, then add the non-local product. Operand checks are collective (a wrong size on one process throws
  * DimensionMismatch on every process). The rows to send are gathered on the executor first, so only they
- * leave a device; there they are staged through host memory (larch allocates no pinned host memory yet, so
- * plain host memory) unless the MPI library is CUDA-aware (mpi::is_cuda_aware()), which then sends and
- * receives device memory directly. One apply at a time per communicator (the messages of concurrent applies
+ * leave a device; there they are staged through page-locked host memory that the matrix allocates at its
+ * first apply and keeps (growing it for more columns), unless the MPI library is CUDA-aware
+ * (mpi::is_cuda_aware()), which then sends and receives device memory directly. One apply at a time per
+ * matrix and per communicator (the staging memory is the matrix's, and the messages of concurrent applies
  * would mix).
  *
  * As a SplitOperator the unchanged Krylov solvers run on it (see solver::IterativeSolver) and generate their
@@ -113,6 +115,9 @@ private:
     /// the row indices live on the executor, which gathers those rows before they leave it.
     std::vector<size_type> send_offsets_;
     array<I> send_rows_;
+    /// Host staging of the rows sent and the ghosts received, where MPI cannot address the executor's memory.
+    mutable HostStagingBuffer staged_send_;
+    mutable HostStagingBuffer staged_receive_;
 };
 
 }  // namespace distributed
