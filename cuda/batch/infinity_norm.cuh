@@ -72,7 +72,8 @@ __device__ __forceinline__ T team_infinity_norm(const T* item, int rows, int col
 #pragma unroll
         for (int i = 0; i < steps_in_flight; ++i) {
             const T row_sum = warp::all_reduce_sum<row_lanes>(sums[i]);
-            norm = row_sum > norm ? row_sum : norm;
+            // warp::Max keeps a NaN row sum (a plain comparison would drop it and report a finite norm).
+            norm = warp::Max{}(norm, row_sum);
         }
     }
     return warp::all_reduce_max<team_size>(norm);

@@ -139,7 +139,8 @@ __device__ T infinity_norm_serial(const T* item, int rows, int cols)
         for (int c = 0; c < cols; ++c) {
             row_sum += magnitude(item[std::int64_t{r} * cols + c]);
         }
-        norm = row_sum > norm ? row_sum : norm;
+        // warp::Max keeps a NaN row sum (a plain comparison would drop it and report a finite norm).
+        norm = warp::Max{}(norm, row_sum);
     }
     return norm;
 }
