@@ -1,6 +1,11 @@
 // OpenMP kernels of preconditioner::BlockJacobi: one row or one block per iteration of a parallel loop; the
 // applies run on the calling thread for vectors below components::parallel_rows_threshold entries.
 #include "core/preconditioner/block_jacobi_kernels.hpp"
+
+#include <cstring>
+#include <type_traits>
+#include <vector>
+
 #include "core/preconditioner/block_jacobi_item_algorithms.hpp"
 #include "omp/components/contiguous.hpp"
 #include "omp/components/parallel_rows.hpp"
@@ -204,6 +209,61 @@ void store_blocks(const DefaultExecutor&, const batch::Dense<V>& blocks, const a
     }
 }
 
+namespace {
+
+/// Stored value i of a block (unaligned in the byte storage, hence memcpy) widened to V.
+template <typename Stored, typename V>
+inline V stored_value(const std::uint8_t* stored, size_type i)
+{
+    Stored value;
+    std::memcpy(&value, stored + i * sizeof(Stored), sizeof(Stored));
+    if constexpr (std::is_same_v<Stored, half>) {
+        return static_cast<V>(to_float(value));
+    } else {
+        return static_cast<V>(value);
+    }
+}
+
+/**
+ * x_b = alpha * D_b^{-1} b_b + beta * x_b for an inverse or diagonal block stored as `Stored`, read once in
+ * place: the column-major inverse is applied column by column (an axpy over contiguous values per
+ * right-hand side), with no copy, transpose or per-value precision branch as in the generic
+ * block_jacobi_item::apply_block, which remains for the Gauss-Huard kinds. `sums` is scratch.
+ */
+template <typename Stored, typename V>
+void apply_stored_block(std::uint8_t kind, size_type n, const std::uint8_t* stored, size_type num_cols, V alpha,
+                        const V* b, size_type b_stride, V beta, V* x, size_type x_stride, std::vector<V>& sums)
+{
+    const auto finish = [&](size_type r, size_type col, V sum) {
+        auto& out = x[r * x_stride + col];
+        out = beta == V{} ? alpha * sum : alpha * sum + beta * out;
+    };
+    if (kind == block_jacobi_storage::diagonal) {
+        for (size_type r = 0; r < n; ++r) {
+            const auto d = stored_value<Stored, V>(stored, r);
+            for (size_type col = 0; col < num_cols; ++col) {
+                finish(r, col, d * b[r * b_stride + col]);
+            }
+        }
+        return;
+    }
+    sums.assign(n * num_cols, V{});
+    for (size_type col = 0; col < num_cols; ++col) {
+        V* column_sums = sums.data() + col * n;
+        for (size_type c = 0; c < n; ++c) {
+            const V b_c = b[c * b_stride + col];
+            for (size_type r = 0; r < n; ++r) {
+                column_sums[r] += stored_value<Stored, V>(stored, c * n + r) * b_c;
+            }
+        }
+        for (size_type r = 0; r < n; ++r) {
+            finish(r, col, column_sums[r]);
+        }
+    }
+}
+
+}  // namespace
+
 template <typename V, typename I>
 void apply_blocks(const DefaultExecutor&, V alpha, const array<I>& block_pointers, size_type,
                   const array<std::uint8_t>& kinds, const array<std::uint8_t>& precisions,
@@ -215,12 +275,29 @@ void apply_blocks(const DefaultExecutor&, V alpha, const array<I>& block_pointer
     // `work` is each thread's scratch, reused by its blocks: one allocation per apply and thread, not per block
     const auto apply_one = [&](std::int64_t block, std::vector<V>& work) {
         const auto first = static_cast<size_type>(pointers[block]);
-        block_jacobi_item::apply_block(kinds.get_const_data()[block], precisions.get_const_data()[block],
-                                       static_cast<size_type>(pointers[block + 1] - pointers[block]),
-                                       storage.get_const_data() + byte_offsets.get_const_data()[block],
-                                       pivots.get_size() > 0 ? pivots.get_const_data() + first : nullptr, x.get_size().cols, alpha,
-                                       b.get_const_values() + first * b.get_stride(), b.get_stride(), beta,
-                                       x.get_values() + first * x.get_stride(), x.get_stride(), work);
+        const auto n = static_cast<size_type>(pointers[block + 1] - pointers[block]);
+        const auto kind = kinds.get_const_data()[block];
+        const auto precision = precisions.get_const_data()[block];
+        const auto stored = storage.get_const_data() + byte_offsets.get_const_data()[block];
+        const auto cols = x.get_size().cols;
+        const auto b_rows = b.get_const_values() + first * b.get_stride();
+        const auto x_rows = x.get_values() + first * x.get_stride();
+        if (kind == block_jacobi_storage::inverse || kind == block_jacobi_storage::diagonal) {
+            if (precision == block_jacobi_storage::double_precision) {
+                apply_stored_block<double>(kind, n, stored, cols, alpha, b_rows, b.get_stride(), beta, x_rows,
+                                           x.get_stride(), work);
+            } else if (precision == block_jacobi_storage::single_precision) {
+                apply_stored_block<float>(kind, n, stored, cols, alpha, b_rows, b.get_stride(), beta, x_rows,
+                                          x.get_stride(), work);
+            } else {
+                apply_stored_block<half>(kind, n, stored, cols, alpha, b_rows, b.get_stride(), beta, x_rows,
+                                         x.get_stride(), work);
+            }
+            return;
+        }
+        block_jacobi_item::apply_block(kind, precision, n, stored,
+                                       pivots.get_size() > 0 ? pivots.get_const_data() + first : nullptr, cols,
+                                       alpha, b_rows, b.get_stride(), beta, x_rows, x.get_stride(), work);
     };
     if (components::runs_serially(static_cast<std::ptrdiff_t>(x.get_size().rows * x.get_size().cols))) {
         std::vector<V> work;
