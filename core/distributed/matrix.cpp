@@ -89,23 +89,32 @@ std::unique_ptr<Matrix<V, I>> Matrix<V, I>::create_from_global(std::shared_ptr<c
     using entry = typename matrix_data<V, I>::entry;
     std::vector<int> byte_counts(static_cast<size_type>(comm.size()), 0);
     std::vector<int> byte_offsets(byte_counts.size(), 0);
-    std::vector<entry> sorted;
+    std::vector<entry> grouped;
     if (comm.rank() == root) {
-        sorted = global_data.entries;
-        std::stable_sort(sorted.begin(), sorted.end(), [](const entry& a, const entry& b) { return a.row < b.row; });
-        for (const auto& e : sorted) {
-            byte_counts[partition->get_owner(static_cast<size_type>(e.row))] += static_cast<int>(sizeof(entry));
+        // Grouped by owner in one counting pass (each owner's entries keep their order), not sorted.
+        to_int_count(global_data.entries.size() * sizeof(entry), "the scattered matrix");
+        std::vector<int> owners(global_data.entries.size());
+        for (size_type k = 0; k < owners.size(); ++k) {
+            owners[k] = partition->get_owner(static_cast<size_type>(global_data.entries[k].row));
+            byte_counts[static_cast<size_type>(owners[k])] += static_cast<int>(sizeof(entry));
         }
-        to_int_count(sorted.size() * sizeof(entry), "the scattered matrix");
         for (size_type p = 1; p < byte_counts.size(); ++p) {
             byte_offsets[p] = byte_offsets[p - 1] + byte_counts[p - 1];
+        }
+        grouped.resize(global_data.entries.size());
+        std::vector<size_type> next(byte_counts.size());
+        for (size_type p = 0; p < next.size(); ++p) {
+            next[p] = static_cast<size_type>(byte_offsets[p]) / sizeof(entry);
+        }
+        for (size_type k = 0; k < owners.size(); ++k) {
+            grouped[next[static_cast<size_type>(owners[k])]++] = global_data.entries[k];
         }
     }
     int my_bytes = 0;
     LARCH_MPI_CHECK(MPI_Scatter(byte_counts.data(), 1, MPI_INT, &my_bytes, 1, MPI_INT, root, comm.get()));
     matrix_data<V, I> local_data{dim2{n, n}};
     local_data.entries.resize(static_cast<size_type>(my_bytes) / sizeof(entry));
-    LARCH_MPI_CHECK(MPI_Scatterv(sorted.data(), byte_counts.data(), byte_offsets.data(), MPI_BYTE,
+    LARCH_MPI_CHECK(MPI_Scatterv(grouped.data(), byte_counts.data(), byte_offsets.data(), MPI_BYTE,
                                  local_data.entries.data(), my_bytes, MPI_BYTE, root, comm.get()));
     return create_from_local(std::move(exec), std::move(partition), local_data);
 }
