@@ -101,11 +101,6 @@ protected:
         const auto b = b_ref->clone_to(exec);
         auto x = x_ref->clone_to(exec);
         x->fill(T{});
-        if (!exec->is_host() && std::get<2>(GetParam()) == "block_jacobi") {
-            // not available on GPUs yet: a clear error, not a hang
-            EXPECT_THROW(solve(exec, items, *b, *x, max_iterations, tolerance), larch::NotSupported);
-            return;
-        }
         const auto result = solve(exec, items, *b, *x, max_iterations, tolerance);
         const auto x_host = x->copy_to_host();
         const bool exact = exec_name == "omp";

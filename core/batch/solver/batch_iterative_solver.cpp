@@ -121,10 +121,6 @@ BatchIterativeSolver<T>::BatchIterativeSolver(std::shared_ptr<const Executor> ex
         LARCH_ENSURE(logger, BadInput, context + ": a logger is null");
     }
     if (parameters_.preconditioner == ItemPreconditioner::block_jacobi) {
-        // The GPU solve kernel with block-Jacobi hung in its first H100 test run; until it is fixed, GPUs refuse it.
-        LARCH_ENSURE(this->get_executor()->is_host(), NotSupported,
-                     context + ": block-Jacobi per item runs on the reference and omp executors only, not on " +
-                         this->get_executor()->get_name() + " yet (use jacobi there)");
         LARCH_ENSURE(parameters_.max_block_size >= 1 && parameters_.max_block_size <= 32, BadInput,
                      context + ": max_block_size is " + std::to_string(parameters_.max_block_size) +
                          " (expected 1..32)");
