@@ -40,6 +40,18 @@ carried_args=""
 [ -d "$repo_root/.carry/googletest" ] &&
     carried_args="$carried_args -DLARCH_GTEST_SOURCE_DIR=$repo_root/.carry/googletest"
 
+# Open MPI carried as Debian packages (scripts/carry_mpi.sh): unpacked outside / (unpacking there can break the
+# image), then found through OPAL_PREFIX; the distributed module and its mpirun tests are then built and run.
+if ls "$repo_root"/.carry/mpi/*.deb >/dev/null 2>&1; then
+    mpi_root=/opt/larch-mpi
+    mkdir -p "$mpi_root" && for package in "$repo_root"/.carry/mpi/*.deb; do dpkg -x "$package" "$mpi_root"; done
+    export OPAL_PREFIX="$mpi_root/usr" PATH="$mpi_root/usr/bin:$PATH"
+    export LD_LIBRARY_PATH="$mpi_root/usr/lib/x86_64-linux-gnu:$mpi_root/usr/lib/x86_64-linux-gnu/openmpi/lib:${LD_LIBRARY_PATH:-}"
+    export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 PMIX_MCA_pcompress_base_silence_warning=1
+    carried_args="$carried_args -DMPI_CXX_COMPILER=$mpi_root/usr/bin/mpicxx.openmpi"
+    carried_args="$carried_args -DMPIEXEC_EXECUTABLE=$mpi_root/usr/bin/mpirun.openmpi"
+fi
+
 start=$(date +%s)
 LARCH_CMAKE_ARGS="$carried_args -DLARCH_BUILD_CUDA=ON -DLARCH_BUILD_HIP=OFF ${LARCH_CMAKE_ARGS:-}" \
     configure_and_build "$build_dir" >"$out/build.log" 2>&1
