@@ -7,7 +7,8 @@
 // Byte model (per iteration, the minimum traffic, with scalar Jacobi or none, per column): every SpMV reads
 // the CSR arrays once (values, column indices, row pointers) plus its input and writes its output; every
 // vector operation reads and writes its operands once; Jacobi reads D^{-1}, its input and writes its output
-// (a copy, 2 vectors, without preconditioner). CG: 1 SpMV + 14 vectors of n + 1 preconditioner application;
+// (a copy, 2 vectors, without preconditioner). CG: 1 SpMV + 14 vectors of n + 1 preconditioner application,
+// 12 with scalar Jacobi, whose pass also forms r^T z (preconditioner::ApplyWithDot);
 // BiCGSTAB: 2 SpMV + 21 vectors + 2 preconditioner applications (4 dot products: 7, the direction update: 4,
 // the half step with ||s||: 3, the solution step with ||r||: 7). GMRES(m), Arnoldi step j (j + 1 basis
 // vectors): 1 SpMV + 1 preconditioner application + two CGS passes of (2j + 5) vectors each (projection:
@@ -56,7 +57,7 @@ double bytes_moved(const std::string& type, double iterations, size_type restart
     // without a preconditioner z = r is a copy (2 vectors) instead of a scaling (3 vectors)
     const double preconditioner = (jacobi ? 3 : 2) * vector;
     if (type == "cg") {
-        return iterations * (spmv + 14 * vector + preconditioner);
+        return iterations * (spmv + (jacobi ? 12 : 14) * vector + preconditioner);
     }
     if (type == "bicgstab") {
         return iterations * (2 * spmv + 21 * vector + 2 * preconditioner);

@@ -40,6 +40,13 @@ LARCH_DECLARE_KERNEL(namespace block_jacobi {
     template <typename V>
     void apply_inverse_diagonal(const DefaultExecutor& exec, V alpha, const array<V>& inverse_diagonal,
                                 const matrix::Dense<V>& b, V beta, matrix::Dense<V>& x);
+    /// z(i, j) = inverse_diagonal[i] * r(i, j) and, in the same pass, dots[j] = r_j^T z_j, summed as
+    /// dense::compute_dot sums (so the same bits as apply_inverse_diagonal followed by compute_dot). The
+    /// sums are this process's own. `workspace` as for dense::compute_dot.
+    template <typename V>
+    void apply_inverse_diagonal_dot(const DefaultExecutor& exec, const array<V>& inverse_diagonal,
+                                    const matrix::Dense<V>& r, matrix::Dense<V>& z, array<V>& dots,
+                                    array<V>& workspace);
     /// Supervariable blocking (see preconditioner::BlockJacobi): block_pointers (num_rows + 1 entries) receives
     /// the first num_blocks + 1 row offsets of the blocks, num_blocks and largest_block (the most rows of a
     /// block) are returned on the host. Every backend finds the same blocks as the reference; on GPUs the
@@ -125,7 +132,10 @@ LARCH_DECLARE_KERNEL(namespace block_jacobi {
                                                  array<V>&, array<I>&)
 #define LARCH_INSTANTIATE_BLOCK_JACOBI_APPLY_FOR(V)                                                \
     template void apply_inverse_diagonal<V>(const DefaultExecutor&, V, const array<V>&,            \
-                                            const matrix::Dense<V>&, V, matrix::Dense<V>&)
+                                            const matrix::Dense<V>&, V, matrix::Dense<V>&);       \
+    template void apply_inverse_diagonal_dot<V>(const DefaultExecutor&, const array<V>&,           \
+                                                const matrix::Dense<V>&, matrix::Dense<V>&, array<V>&, \
+                                                array<V>&)
 #define LARCH_INSTANTIATE_BLOCK_JACOBI_BLOCKS_FOR(V, I)                                              \
     template void find_blocks<V, I>(const DefaultExecutor&, const matrix::Csr<V, I>&, size_type, array<I>&, \
                                     size_type&, size_type&);                                            \

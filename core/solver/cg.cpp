@@ -83,17 +83,15 @@ std::vector<IterationOutcome> Cg<T>::iterate_columns(matrix::Dense<T>& x, matrix
     auto z = matrix::Dense<T>::create(exec, dim2{rows, cols});
     auto p = matrix::Dense<T>::create(exec, dim2{rows, cols});
     auto q = matrix::Dense<T>::create(exec, dim2{rows, cols});
-    this->precondition(r, *z);
+    this->precondition_and_dot(r, *z, rho, workspace);
     p->copy_from(*z);
-    r.compute_dot(*z, rho, workspace);
     while (columns.any_live()) {
         const auto steps = columns.next_block_steps();
         for (size_type slot = 0; slot < steps; ++slot) {
             a.apply(*p, *q);
             p->compute_dot(*q, p_q, workspace);
             LARCH_RUN_KERNEL(exec, dense::cg_step_solution, *p, *q, x, r, slot, state, workspace);
-            this->precondition(r, *z);
-            r.compute_dot(*z, rho, workspace);
+            this->precondition_and_dot(r, *z, rho, workspace);
             LARCH_RUN_KERNEL(exec, dense::cg_step_direction, *z, *p, slot, state);
         }
         columns.review("Cg", steps, [&](size_type col) {

@@ -6,7 +6,9 @@
 #include <cmath>
 #include <limits>
 
+#include "core/base/reduction_completion.hpp"
 #include "core/components/instantiation.hpp"
+#include "larch/preconditioner/apply_with_dot.hpp"
 
 namespace larch {
 namespace solver {
@@ -180,6 +182,21 @@ void IterativeSolver<T>::precondition(const vector_type& r, vector_type& z) cons
     } else {
         z.copy_from(r);
     }
+}
+
+template <typename T>
+void IterativeSolver<T>::precondition_and_dot(const vector_type& r, vector_type& z, array<T>& dots,
+                                              array<T>& workspace) const
+{
+    const auto* fused = dynamic_cast<const preconditioner::ApplyWithDot<T>*>(preconditioner_.get());
+    if (fused == nullptr || !fused->has_apply_with_dot()) {
+        precondition(r, z);
+        r.compute_dot(z, dots, workspace);
+        return;
+    }
+    // This process's rows, then the sums over the process group, as Dense::compute_dot completes them.
+    fused->apply_with_dot(r, z, dots, workspace);
+    detail::complete_sums(*this->get_executor(), dots.get_data(), r.get_size().cols);
 }
 
 template <typename T>

@@ -12,6 +12,7 @@
 #include "cuda/batch/gauss_huard.cuh"
 #include "cuda/batch/gauss_jordan.cuh"
 #include "cuda/components/launch.cuh"
+#include "cuda/components/reduction.cuh"
 #include "cuda/components/warp.cuh"
 #include "cuda/preconditioner/supervariable_blocking.cuh"
 #include "larch/base/half.hpp"
@@ -542,6 +543,36 @@ void apply_inverse_diagonal(const DefaultExecutor& exec, V alpha, const array<V>
                                     static_cast<index64>(size.cols)};
     launch_for_each(exec, static_cast<index64>(size.rows * size.cols), functor,
                     "block_jacobi::apply_inverse_diagonal");
+}
+
+/// entry(row, col) of apply_inverse_diagonal_dot: z = d r written, r z returned to the column sum.
+template <typename V>
+struct InverseDiagonalDotEntry {
+    const V* inverse;
+    const V* r;
+    index64 r_stride;
+    V* z;
+    index64 z_stride;
+    __device__ V operator()(index64 row, index64 col) const
+    {
+        const V r_entry = r[row * r_stride + col];
+        const V z_entry = inverse[row] * r_entry;
+        z[row * z_stride + col] = z_entry;
+        return r_entry * z_entry;
+    }
+};
+
+template <typename V>
+void apply_inverse_diagonal_dot(const DefaultExecutor& exec, const array<V>& inverse_diagonal, const matrix::Dense<V>& r,
+                                matrix::Dense<V>& z, array<V>& dots, array<V>& workspace)
+{
+    // The reduction of dense::compute_dot with an entry that also writes z: the same summation order.
+    const auto size = z.get_size();
+    reduce_columns(exec, size.rows, size.cols,
+                   InverseDiagonalDotEntry<V>{inverse_diagonal.get_const_data(), r.get_const_values(),
+                                              static_cast<index64>(r.get_stride()), z.get_values(),
+                                              static_cast<index64>(z.get_stride())},
+                   warp::Sum{}, V{0}, KeepTotal{}, dots.get_data(), workspace);
 }
 
 template <typename V, typename I>

@@ -8,6 +8,7 @@
 
 #include "core/preconditioner/block_jacobi_item_algorithms.hpp"
 #include "omp/components/contiguous.hpp"
+#include "omp/components/fixed_order_sum.hpp"
 #include "omp/components/parallel_rows.hpp"
 
 namespace larch {
@@ -71,6 +72,24 @@ void apply_inverse_diagonal(const DefaultExecutor&, V alpha, const array<V>& inv
             scale_entry(row, row * b.get_stride() + col, row * x.get_stride() + col);
         }
     });
+}
+
+template <typename V>
+void apply_inverse_diagonal_dot(const DefaultExecutor&, const array<V>& inverse_diagonal, const matrix::Dense<V>& r,
+                                matrix::Dense<V>& z, array<V>& dots, array<V>&)
+{
+    // z is written inside the terms of compute_dot's fixed-order sum (each term is evaluated once), so the
+    // sums have compute_dot's bits and r and z are walked once.
+    const auto rows = static_cast<std::ptrdiff_t>(z.get_size().rows);
+    const auto inverse = inverse_diagonal.get_const_data();
+    for (size_type col = 0; col < z.get_size().cols; ++col) {
+        dots.get_data()[col] = components::fixed_order_sum<V>(rows, [&](std::ptrdiff_t row) {
+            const auto r_entry = r.get_const_values()[row * r.get_stride() + col];
+            auto& z_entry = z.get_values()[row * z.get_stride() + col];
+            z_entry = inverse[row] * r_entry;
+            return r_entry * z_entry;
+        });
+    }
 }
 
 template <typename V, typename I>

@@ -42,6 +42,22 @@ void apply_inverse_diagonal(const DefaultExecutor&, V alpha, const array<V>& inv
     }
 }
 
+template <typename V>
+void apply_inverse_diagonal_dot(const DefaultExecutor&, const array<V>& inverse_diagonal, const matrix::Dense<V>& r,
+                                matrix::Dense<V>& z, array<V>& dots, array<V>&)
+{
+    for (size_type col = 0; col < z.get_size().cols; ++col) {
+        V sum{};
+        for (size_type row = 0; row < z.get_size().rows; ++row) {
+            const auto r_entry = r.get_const_values()[row * r.get_stride() + col];
+            auto& z_entry = z.get_values()[row * z.get_stride() + col];
+            z_entry = inverse_diagonal.get_const_data()[row] * r_entry;
+            sum += r_entry * z_entry;
+        }
+        dots.get_data()[col] = sum;
+    }
+}
+
 template <typename V, typename I>
 void find_blocks(const DefaultExecutor&, const matrix::Csr<V, I>& a, size_type max_block_size,
                  array<I>& block_pointers, size_type& num_blocks, size_type& largest_block)

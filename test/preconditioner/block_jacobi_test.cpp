@@ -3,7 +3,10 @@
 // (Larger blocks: block_jacobi_blocks_test.cpp.)
 #include <gtest/gtest.h>
 
+#include <cmath>
 #include <limits>
+#include <string>
+#include <vector>
 
 #include "larch/preconditioner/block_jacobi.hpp"
 #include "test/utils/executors.hpp"
@@ -46,6 +49,61 @@ TEST_P(BlockJacobiTest, AppliesToSeveralColumnsAndScales)
     EXPECT_EQ(x->copy_to_host(), (std::vector<double>{1, 2, 3, 1, 5, 0, -2, 2, 2, 6}));
     jacobi->apply(2.0, b, -1.0, x);  // x = 2 D^{-1} b - x = D^{-1} b
     EXPECT_EQ(x->copy_to_host(), (std::vector<double>{1, 2, 3, 1, 5, 0, -2, 2, 2, 6}));
+}
+
+TEST_P(BlockJacobiTest, ApplyWithDotEqualsApplyThenDot)
+{
+    LARCH_EXECUTOR_OR_SKIP(exec, GetParam());
+    auto host = larch::make_executor("reference");
+    // 7 rows stay below the omp parallel threshold, 50,000 rows are summed in chunks on omp and GPUs.
+    for (larch::size_type rows : {7u, 50000u}) {
+        for (larch::size_type cols : {1u, 3u}) {
+            SCOPED_TRACE(std::to_string(rows) + " x " + std::to_string(cols));
+            larch::matrix_data<double, std::int32_t> data{larch::dim2{rows}};
+            std::vector<double> r_values(rows * cols);
+            for (larch::size_type i = 0; i < rows; ++i) {
+                data.entries.push_back({static_cast<std::int32_t>(i), static_cast<std::int32_t>(i),
+                                        i % 11 == 3 ? 0.0 : 1.0 + static_cast<double>(i % 13) / 3});
+                for (larch::size_type j = 0; j < cols; ++j) {
+                    r_values[i * cols + j] = std::sin(static_cast<double>(3 * i + j));
+                }
+            }
+            auto jacobi = Jacobi::build().on(exec)->generate(larch::share(Csr::create(exec, data)));
+            ASSERT_TRUE(jacobi->has_apply_with_dot());
+            const auto r = Dense::create(exec, larch::dim2{rows, cols}, larch::array<double>{exec, r_values.begin(), r_values.end()}, cols);
+            auto z_expected = Dense::create(exec, larch::dim2{rows, cols});
+            larch::array<double> expected{exec, cols};
+            jacobi->apply(r, z_expected);
+            r->compute_dot(*z_expected, expected);
+            auto z = Dense::create(exec, larch::dim2{rows, cols});
+            z->fill(std::numeric_limits<double>::quiet_NaN());
+            larch::array<double> dots{exec, cols};
+            larch::array<double> workspace{exec};
+            jacobi->apply_with_dot(*r, *z, dots, workspace);
+            EXPECT_EQ(z->copy_to_host(), z_expected->copy_to_host());
+            // The same summation as compute_dot on every backend: the same bits.
+            EXPECT_EQ(dots.copy_to_host(), expected.copy_to_host());
+        }
+    }
+}
+
+TEST_P(BlockJacobiTest, ApplyWithDotRejectsBlocksAndWrongSizes)
+{
+    LARCH_EXECUTOR_OR_SKIP(exec, GetParam());
+    auto a = larch::share(Csr::create(exec, matrix_with_zero_diagonal()));
+    auto jacobi = Jacobi::build().on(exec)->generate(a);
+    auto r = Dense::create(exec, larch::dim2{5, 2});
+    r->fill(1.0);
+    auto z = Dense::create(exec, larch::dim2{5, 2});
+    auto short_z = Dense::create(exec, larch::dim2{4, 2});
+    larch::array<double> dots{exec, 2};
+    larch::array<double> one_dot{exec, 1};
+    larch::array<double> workspace{exec};
+    EXPECT_THROW(jacobi->apply_with_dot(*r, *short_z, dots, workspace), larch::DimensionMismatch);
+    EXPECT_THROW(jacobi->apply_with_dot(*r, *z, one_dot, workspace), larch::DimensionMismatch);
+    auto blocks = Jacobi::build().with_block_pointers({0, 2, 5}).on(exec)->generate(a);
+    EXPECT_FALSE(blocks->has_apply_with_dot());
+    EXPECT_THROW(blocks->apply_with_dot(*r, *z, dots, workspace), larch::NotSupported);
 }
 
 INSTANTIATE_TEST_SUITE_P(AllExecutors, BlockJacobiTest, ::testing::ValuesIn(larch::test::executor_names()),

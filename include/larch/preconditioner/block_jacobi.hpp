@@ -15,6 +15,7 @@
 #include "larch/log/convergence.hpp"
 #include "larch/matrix/csr.hpp"
 #include "larch/matrix/dense.hpp"
+#include "larch/preconditioner/apply_with_dot.hpp"
 
 namespace larch {
 namespace preconditioner {
@@ -91,7 +92,7 @@ enum class BlockPrecision : std::uint8_t { double_precision = 0, single_precisio
  *     auto jacobi = preconditioner::BlockJacobi<double>::build().with_max_block_size(32).on(exec)->generate(A);
  */
 template <typename V, typename I = std::int32_t>
-class BlockJacobi : public LinOp, public log::ReportsToLoggers {
+class BlockJacobi : public LinOp, public log::ReportsToLoggers, public ApplyWithDot<V> {
 public:
     using value_type = V;
     using index_type = I;
@@ -192,6 +193,10 @@ public:
     const std::vector<BlockPrecision>& get_block_precisions() const { return report().precisions; }
     /// Bytes the stored blocks take (the block values only; with max_block_size 1, the diagonal).
     size_type get_storage_bytes() const noexcept;
+    /// Scalar Jacobi (max_block_size 1) fuses its apply with the dot products r^T z (ApplyWithDot).
+    bool has_apply_with_dot() const noexcept override { return kinds_.get_size() == 0; }
+    void apply_with_dot(const matrix::Dense<V>& r, matrix::Dense<V>& z, array<V>& dots,
+                        array<V>& workspace) const override;
     /// The fallback blocks, splits and zero diagonal rows, for a solver's loggers (log::Convergence).
     log::PreconditionerReport get_logger_report() const override;
 
