@@ -182,16 +182,36 @@ void compute_dot(const DefaultExecutor&, const matrix::Dense<T>& a, const matrix
     }
 }
 
+/// Two sums carried through one fixed-order sum: each component is added in the order a single sum adds.
 template <typename T>
-void compute_dot_pair(const DefaultExecutor& exec, const matrix::Dense<T>& a, const matrix::Dense<T>& b,
-                      const matrix::Dense<T>& c, array<T>& result, array<T>& workspace)
+struct SumPair {
+    T first{};
+    T second{};
+    SumPair& operator+=(const SumPair& other)
+    {
+        first += other.first;
+        second += other.second;
+        return *this;
+    }
+};
+
+template <typename T>
+void compute_dot_pair(const DefaultExecutor&, const matrix::Dense<T>& a, const matrix::Dense<T>& b,
+                      const matrix::Dense<T>& c, array<T>& result, array<T>&)
 {
-    // Two fixed-order sums per column, as compute_dot's (the same bits); the pair saves launches on GPUs.
+    // Both sums in one pass over a (read once, not twice), each term and each addition as compute_dot's: the
+    // same bits as two compute_dot calls.
     const auto cols = a.get_size().cols;
-    auto first = array<T>::view(result.get_executor(), cols, result.get_data());
-    auto second = array<T>::view(result.get_executor(), cols, result.get_data() + cols);
-    compute_dot(exec, a, b, first, workspace);
-    compute_dot(exec, a, c, second, workspace);
+    const auto rows = static_cast<std::ptrdiff_t>(a.get_size().rows);
+    for (size_type col = 0; col < cols; ++col) {
+        const auto sums = components::fixed_order_sum<SumPair<T>>(rows, [&](std::ptrdiff_t row) {
+            const auto a_entry = a.get_const_values()[row * a.get_stride() + col];
+            return SumPair<T>{a_entry * b.get_const_values()[row * b.get_stride() + col],
+                              a_entry * c.get_const_values()[row * c.get_stride() + col]};
+        });
+        result.get_data()[col] = sums.first;
+        result.get_data()[cols + col] = sums.second;
+    }
 }
 
 template <typename T>
