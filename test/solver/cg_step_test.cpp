@@ -10,6 +10,7 @@
 
 #include "core/matrix/dense_kernels.hpp"
 #include "larch/generate/problems.hpp"
+#include "test/solver/check_interval_checks.hpp"
 #include "test/solver/solver_test_utils.hpp"
 #include "test/utils/compare.hpp"
 #include "test/utils/executors.hpp"
@@ -158,71 +159,29 @@ INSTANTIATE_TEST_SUITE_P(AllExecutors, CgStepKernels, ::testing::ValuesIn(larch:
 
 class CgCheckInterval : public ::testing::TestWithParam<std::string> {};
 
+/// Cg's matrix for the interval checks: 400 rows on which it converges in more than 20 iterations.
+std::shared_ptr<const larch::LinOp> interval_matrix(const std::shared_ptr<const larch::Executor>& exec)
+{
+    return larch::share(larch::matrix::Csr<double, std::int32_t>::create(exec, larch::generate::laplace_2d<double>(20)));
+}
+
 TEST_P(CgCheckInterval, GivesTheSameIteratesAndStatusForEveryInterval)
 {
     LARCH_EXECUTOR_OR_SKIP(exec, GetParam());
-    std::shared_ptr<const larch::LinOp> a =
-        larch::share(larch::matrix::Csr<double, std::int32_t>::create(exec, larch::generate::laplace_2d<double>(20)));
-    auto b = Dense::create(exec, dim2{400, 1});
-    b->fill(1.0);
-    std::vector<double> reference_x;
-    size_type reference_iterations = 0;
-    // A divergence bound the residual crosses in early iterations pauses them one by one; 1, 3 and 8 end
-    // their intervals at different iterations; 1000 is longer than the solve.
-    for (const size_type interval : {1, 3, 8, 1000}) {
-        SCOPED_TRACE("check interval " + std::to_string(interval));
-        auto solver = larch::solver::Cg<double>::build()
-                          .with_check_interval(interval)
-                          .with_criteria(larch::stop::max_iterations(500), larch::stop::relative_residual(1e-10),
-                                         larch::stop::divergence(1.0, 1000))
-                          .on(exec)
-                          ->generate(a);
-        auto x = Dense::create(exec, dim2{400, 1});
-        x->fill(0.0);
-        solver->apply(b, x);
-        const auto status = solver->get_status();
-        EXPECT_EQ(status.reason, larch::stop::Reason::converged) << status.message;
-        if (reference_x.empty()) {
-            reference_x = x->copy_to_host();
-            reference_iterations = status.iterations;
-            EXPECT_GT(reference_iterations, 20u);
-            continue;
-        }
-        EXPECT_EQ(status.iterations, reference_iterations);
-        EXPECT_EQ(x->copy_to_host(), reference_x);
-    }
+    larch::test::check_same_iterates_for_every_interval<larch::solver::Cg<double>>(exec, interval_matrix(exec));
 }
 
 TEST_P(CgCheckInterval, StopsExactlyAtTheIterationLimit)
 {
     LARCH_EXECUTOR_OR_SKIP(exec, GetParam());
-    std::shared_ptr<const larch::LinOp> a =
-        larch::share(larch::matrix::Csr<double, std::int32_t>::create(exec, larch::generate::laplace_2d<double>(20)));
-    auto b = Dense::create(exec, dim2{400, 1});
-    b->fill(1.0);
-    auto solver = larch::solver::Cg<double>::build()
-                      .with_check_interval(8)
-                      .with_criteria(larch::stop::max_iterations(13), larch::stop::relative_residual(1e-14))
-                      .on(exec)
-                      ->generate(a);
-    auto x = Dense::create(exec, dim2{400, 1});
-    x->fill(0.0);
-    solver->apply(b, x);
-    EXPECT_EQ(solver->get_status().reason, larch::stop::Reason::max_iterations);
-    EXPECT_EQ(solver->get_status().iterations, 13u);
+    larch::test::check_stops_exactly_at_the_iteration_limit<larch::solver::Cg<double>>(exec, interval_matrix(exec));
 }
 
 TEST(CgCheckIntervalErrors, ZeroIsRejected)
 {
     const auto exec = larch::make_executor("reference");
-    std::shared_ptr<const larch::LinOp> a =
-        larch::share(larch::matrix::Csr<double, std::int32_t>::create(exec, larch::generate::laplace_2d<double>(3)));
-    EXPECT_THROW(larch::solver::Cg<double>::build()
-                     .with_check_interval(0)
-                     .with_criteria(larch::stop::max_iterations(5))
-                     .on(exec)
-                     ->generate(a),
-                 larch::BadInput);
+    larch::test::check_zero_interval_is_rejected<larch::solver::Cg<double>>(
+        exec, larch::share(larch::matrix::Csr<double, std::int32_t>::create(exec, larch::generate::laplace_2d<double>(3))));
 }
 
 INSTANTIATE_TEST_SUITE_P(AllExecutors, CgCheckInterval, ::testing::ValuesIn(larch::test::executor_names()));
