@@ -4,7 +4,6 @@
 #include <gtest/gtest.h>
 
 #include <cmath>
-#include <limits>
 #include <vector>
 
 #include "larch/generate/problems.hpp"
@@ -24,22 +23,9 @@ TEST_P(BicgstabColumns, EachColumnEndsAsWhenSolvedAlone)
 {
     LARCH_EXECUTOR_OR_SKIP(exec, GetParam());
     const size_type n = 400;
-    const size_type cols = 5;
     std::shared_ptr<const larch::LinOp> a = larch::share(
         larch::matrix::Csr<double, std::int32_t>::create(exec, larch::generate::convection_diffusion_2d<double>(20, 0.5)));
-    const auto nan = std::numeric_limits<double>::quiet_NaN();
-    // Column 0 smooth, 1 rough (converges later), 2 zero, 3 NaN in b, 4 NaN in the initial guess.
-    std::vector<std::vector<double>> b_columns(cols, std::vector<double>(n, 0.0));
-    std::vector<std::vector<double>> x_columns(cols, std::vector<double>(n, 0.0));
-    for (size_type row = 0; row < n; ++row) {
-        b_columns[0][row] = 1.0;
-        b_columns[1][row] = std::sin(0.7 * static_cast<double>(row * row));
-        b_columns[3][row] = 1.0;
-        b_columns[4][row] = 1.0;
-        x_columns[1][row] = 0.5;
-    }
-    b_columns[3][17] = nan;
-    x_columns[4][5] = nan;
+    const auto columns = larch::test::mixed_columns(n);
     for (const size_type interval : {1, 8}) {
         SCOPED_TRACE("check interval " + std::to_string(interval));
         // The divergence bound (1.0 x the initial residual) pauses the iterations whose residual rises
@@ -51,17 +37,8 @@ TEST_P(BicgstabColumns, EachColumnEndsAsWhenSolvedAlone)
                                          larch::stop::divergence(1.0, 1000))
                           .on(exec)
                           ->generate(a);
-        const auto statuses = larch::test::expect_columns_as_alone(exec, *solver, b_columns, x_columns,
-                                                                   larch::test::column_match_of(GetParam()));
-        ASSERT_EQ(statuses.size(), cols);
-        EXPECT_EQ(statuses[0].reason, Reason::converged) << statuses[0].message;
-        EXPECT_EQ(statuses[1].reason, Reason::converged) << statuses[1].message;
-        EXPECT_GT(statuses[0].iterations, 10u);
-        EXPECT_NE(statuses[0].iterations, statuses[1].iterations);
-        EXPECT_EQ(statuses[2].reason, Reason::converged);
-        EXPECT_EQ(statuses[2].iterations, 0u);
-        EXPECT_EQ(statuses[3].reason, Reason::non_finite);
-        EXPECT_EQ(statuses[4].reason, Reason::non_finite);
+        larch::test::expect_mixed_column_statuses(larch::test::expect_columns_as_alone(
+            exec, *solver, columns.b, columns.x, larch::test::column_match_of(GetParam())));
     }
 }
 

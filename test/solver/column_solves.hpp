@@ -6,6 +6,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <limits>
 #include <memory>
 #include <string>
 #include <vector>
@@ -94,6 +95,45 @@ inline std::vector<stop::Status> expect_columns_as_alone(const std::shared_ptr<c
 inline ColumnMatch column_match_of(const std::string& name)
 {
     return name == "reference" || name == "omp" ? ColumnMatch::bitwise : ColumnMatch::close;
+}
+
+/// Five right-hand sides and initial guesses of n rows that stop differently: 0 smooth, 1 rough from a
+/// nonzero guess (converges later), 2 zero, 3 NaN in b, 4 NaN in the initial guess.
+struct MixedColumns {
+    std::vector<std::vector<double>> b;
+    std::vector<std::vector<double>> x;
+};
+
+inline MixedColumns mixed_columns(size_type n)
+{
+    const auto nan = std::numeric_limits<double>::quiet_NaN();
+    MixedColumns columns{std::vector<std::vector<double>>(5, std::vector<double>(n, 0.0)),
+                         std::vector<std::vector<double>>(5, std::vector<double>(n, 0.0))};
+    for (size_type row = 0; row < n; ++row) {
+        columns.b[0][row] = 1.0;
+        columns.b[1][row] = std::sin(0.7 * static_cast<double>(row * row));
+        columns.b[3][row] = 1.0;
+        columns.b[4][row] = 1.0;
+        columns.x[1][row] = 0.5;
+    }
+    columns.b[3][17] = nan;
+    columns.x[4][5] = nan;
+    return columns;
+}
+
+/// The statuses mixed_columns() must end with: 0 and 1 converged after different counts (more than 10 for
+/// 0), 2 converged at iteration 0, 3 and 4 non-finite.
+inline void expect_mixed_column_statuses(const std::vector<stop::Status>& statuses)
+{
+    ASSERT_EQ(statuses.size(), 5u);
+    EXPECT_EQ(statuses[0].reason, stop::Reason::converged) << statuses[0].message;
+    EXPECT_EQ(statuses[1].reason, stop::Reason::converged) << statuses[1].message;
+    EXPECT_GT(statuses[0].iterations, 10u);
+    EXPECT_NE(statuses[0].iterations, statuses[1].iterations);
+    EXPECT_EQ(statuses[2].reason, stop::Reason::converged);
+    EXPECT_EQ(statuses[2].iterations, 0u);
+    EXPECT_EQ(statuses[3].reason, stop::Reason::non_finite);
+    EXPECT_EQ(statuses[4].reason, stop::Reason::non_finite);
 }
 
 }  // namespace test
