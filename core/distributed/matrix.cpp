@@ -222,9 +222,24 @@ void Matrix<V, I>::build(const matrix_data<V, I>& local_data)
     send_rows_ = array<I>{get_executor(), send_rows.begin(), send_rows.end()};
 }
 
+namespace {
+
+/// `block` as an empty rows x cols matrix on `exec`, allocated again only when its size changes.
+template <typename V>
+matrix::Dense<V>& kept_block(std::unique_ptr<matrix::Dense<V>>& block, const std::shared_ptr<const Executor>& exec,
+                             dim2 size)
+{
+    if (!block || block->get_size() != size) {
+        block = matrix::Dense<V>::create(exec, size);
+    }
+    return *block;
+}
+
+}  // namespace
+
 template <typename V, typename I>
-std::unique_ptr<matrix::Dense<V>> Matrix<V, I>::exchange_ghosts(const matrix::Dense<V>& b,
-                                                                const std::function<void()>& local_product) const
+const matrix::Dense<V>& Matrix<V, I>::exchange_ghosts(const matrix::Dense<V>& b,
+                                                      const std::function<void()>& local_product) const
 {
     const auto& exec = get_executor();
     const auto& comm = *partition_->get_communicator();
@@ -234,13 +249,13 @@ std::unique_ptr<matrix::Dense<V>> Matrix<V, I>::exchange_ghosts(const matrix::De
     // CUDA-aware MPI on a CUDA executor); otherwise both sides are staged through host memory.
     const bool direct = exec->is_host() || (mpi::is_cuda_aware() && dynamic_cast<const CudaExecutor*>(exec.get()));
     // The rows to send, gathered into one block on the executor.
-    auto send_block = matrix::Dense<V>::create(exec, dim2{send_rows_.get_size(), cols});
-    LARCH_RUN_KERNEL(exec, halo::gather_rows, b, send_rows_, *send_block);
+    auto& send_block = kept_block(send_block_, exec, dim2{send_rows_.get_size(), cols});
+    LARCH_RUN_KERNEL(exec, halo::gather_rows, b, send_rows_, send_block);
     const auto send_bytes = send_rows_.get_size() * value_bytes;
     const auto receive_bytes = ghost_columns_.size() * value_bytes;
-    const V* send_base = send_block->get_const_values();
-    auto ghosts = matrix::Dense<V>::create(exec, dim2{ghost_columns_.size(), cols});
-    V* receive_base = ghosts->get_values();
+    const V* send_base = send_block.get_const_values();
+    auto& ghosts = kept_block(ghosts_, exec, dim2{ghost_columns_.size(), cols});
+    V* receive_base = ghosts.get_values();
     if (direct) {
         // The gather must have finished before MPI reads the block.
         exec->synchronize();
@@ -269,7 +284,7 @@ std::unique_ptr<matrix::Dense<V>> Matrix<V, I>::exchange_ghosts(const matrix::De
     local_product();
     LARCH_MPI_CHECK(MPI_Waitall(static_cast<int>(requests.size()), requests.data(), MPI_STATUSES_IGNORE));
     if (!direct) {
-        exec->copy_from(*exec->get_host(), receive_bytes, receive_base, ghosts->get_values());
+        exec->copy_from(*exec->get_host(), receive_bytes, receive_base, ghosts.get_values());
     }
     return ghosts;
 }
@@ -281,9 +296,9 @@ void Matrix<V, I>::apply_impl(const LinOp& b, LinOp& x) const
     auto& dense_x = as<matrix::Dense<V>>(x, "distributed::Matrix::apply");
     // The products are this process's own work (no reduction of a solve's scope belongs in them).
     ReductionScope local{nullptr};
-    const auto ghosts = exchange_ghosts(dense_b, [&] { local_->apply(dense_b, dense_x); });
+    const auto& ghosts = exchange_ghosts(dense_b, [&] { local_->apply(dense_b, dense_x); });
     if (!ghost_columns_.empty()) {
-        non_local_->apply(1.0, *ghosts, 1.0, dense_x);
+        non_local_->apply(1.0, ghosts, 1.0, dense_x);
     }
 }
 
@@ -293,9 +308,9 @@ void Matrix<V, I>::apply_impl(double alpha, const LinOp& b, double beta, LinOp& 
     const auto& dense_b = as<const matrix::Dense<V>>(b, "distributed::Matrix::apply");
     auto& dense_x = as<matrix::Dense<V>>(x, "distributed::Matrix::apply");
     ReductionScope local{nullptr};
-    const auto ghosts = exchange_ghosts(dense_b, [&] { local_->apply(alpha, dense_b, beta, dense_x); });
+    const auto& ghosts = exchange_ghosts(dense_b, [&] { local_->apply(alpha, dense_b, beta, dense_x); });
     if (!ghost_columns_.empty()) {
-        non_local_->apply(alpha, *ghosts, 1.0, dense_x);
+        non_local_->apply(alpha, ghosts, 1.0, dense_x);
     }
 }
 

@@ -34,11 +34,11 @@ namespace distributed {
  * post the receives and sends of the ghost values (non-blocking MPI), compute the local product meanwhile,
  * wait, then add the non-local product. Operand checks are collective (a wrong size on one process throws
  * DimensionMismatch on every process). The rows to send are gathered on the executor first, so only they
- * leave a device; there they are staged through page-locked host memory that the matrix allocates at its
- * first apply and keeps (growing it for more columns), unless the MPI library is CUDA-aware
- * (mpi::is_cuda_aware()), which then sends and receives device memory directly. One apply at a time per
- * matrix and per communicator (the staging memory is the matrix's, and the messages of concurrent applies
- * would mix).
+ * leave a device; there they are staged through page-locked host memory, unless the MPI library is
+ * CUDA-aware (mpi::is_cuda_aware()), which then sends and receives device memory directly. The gathered
+ * rows, the received ghosts and the staging memory are allocated at the first apply and kept (allocated
+ * again only for another column count). One apply at a time per matrix and per communicator (those buffers
+ * are the matrix's, and the messages of concurrent applies would mix).
  *
  * As a SplitOperator the unchanged Krylov solvers run on it (see solver::IterativeSolver) and generate their
  * preconditioner on the local block: preconditioner::BlockJacobi on each process's diagonal block.
@@ -99,9 +99,9 @@ private:
 
     /// Builds the blocks and the communication pattern from validated local data (collective).
     void build(const matrix_data<V, I>& local_data);
-    /// The ghost values of b (ghosts x b's columns) on this executor, exchanged while `local_product` runs.
-    std::unique_ptr<matrix::Dense<V>> exchange_ghosts(const matrix::Dense<V>& b,
-                                                      const std::function<void()>& local_product) const;
+    /// The ghost values of b (ghosts x b's columns) on this executor, exchanged while `local_product` runs;
+    /// valid until the next apply.
+    const matrix::Dense<V>& exchange_ghosts(const matrix::Dense<V>& b, const std::function<void()>& local_product) const;
 
     std::shared_ptr<const Partition> partition_;
     std::shared_ptr<const matrix::Csr<V, I>> local_;
@@ -115,6 +115,9 @@ private:
     /// the row indices live on the executor, which gathers those rows before they leave it.
     std::vector<size_type> send_offsets_;
     array<I> send_rows_;
+    /// The rows sent and the ghosts received on the executor, kept between applies of the same column count.
+    mutable std::unique_ptr<matrix::Dense<V>> send_block_;
+    mutable std::unique_ptr<matrix::Dense<V>> ghosts_;
     /// Host staging of the rows sent and the ghosts received, where MPI cannot address the executor's memory.
     mutable HostStagingBuffer staged_send_;
     mutable HostStagingBuffer staged_receive_;
