@@ -8,9 +8,6 @@
 #include <limits>
 
 #include "larch/base/half.hpp"
-#include "larch/batch/cond_estimator.hpp"
-#include "larch/batch/gauss_huard.hpp"
-#include "larch/batch/norms.hpp"
 
 #include "core/components/format_helpers.hpp"
 #include "core/components/instantiation.hpp"
@@ -147,13 +144,19 @@ void BlockJacobi<V, I>::generate_blocks(const matrix::Csr<V, I>& system_matrix)
         array<V> norms{exec, num_blocks_};
         array<std::int32_t> inversion_info{exec, num_blocks_};
         array<std::int32_t> factorization_info{exec};
+        const bool shared_extraction = parameters_.extraction == BlockJacobiExtraction::shared;
         if (explicit_inverse) {
             // extraction + Gauss-Jordan inversion + condition number + write-out in one pass (one kernel on GPUs)
             LARCH_RUN_KERNEL(exec, block_jacobi::generate_inverse_blocks, system_matrix, device_block_pointers_,
-                             num_blocks_, largest_block_, parameters_.extraction == BlockJacobiExtraction::shared,
-                             working_offsets, working, block_cond_, inversion_info, norms);
+                             num_blocks_, largest_block_, shared_extraction, working_offsets, working, block_cond_,
+                             inversion_info, norms);
         } else {
-            factorize_blocks(system_matrix, block_kind, working_offsets, working, inversion_info, factorization_info,
+            // the same with the Gauss-Huard factors written instead of the inverse
+            pivots_ = array<std::int32_t>{exec, num_rows};
+            factorization_info = array<std::int32_t>{exec, num_blocks_};
+            LARCH_RUN_KERNEL(exec, block_jacobi::generate_factorized_blocks, system_matrix, device_block_pointers_,
+                             num_blocks_, largest_block_, shared_extraction, block_kind == gauss_huard_transposed,
+                             working_offsets, working, pivots_, block_cond_, inversion_info, factorization_info,
                              norms);
         }
         kinds_ = array<std::uint8_t>{exec, num_blocks_};
@@ -182,42 +185,6 @@ void BlockJacobi<V, I>::generate_blocks(const matrix::Csr<V, I>& system_matrix)
     storage_ = array<std::uint8_t>{exec, static_cast<size_type>(bytes_to_offsets(byte_offsets_))};
     LARCH_RUN_KERNEL(exec, block_jacobi::restore_blocks, working, working_offsets, inverse_diagonal_,
                      device_block_pointers_, kinds_, precision_codes_, byte_offsets_, storage_);
-}
-
-template <typename V, typename I>
-void BlockJacobi<V, I>::factorize_blocks(const matrix::Csr<V, I>& system_matrix, std::uint8_t block_kind,
-                                         const array<std::int64_t>& working_offsets, array<std::uint8_t>& working,
-                                         array<std::int32_t>& inversion_info, array<std::int32_t>& factorization_info,
-                                         array<V>& norms)
-{
-    // composed from the batched dense operations, which take the block sizes on the host
-    const auto exec = get_executor();
-    const auto pointers = device_block_pointers_.copy_to_host();
-    std::vector<dim2> sizes(num_blocks_);
-    for (size_type block = 0; block < num_blocks_; ++block) {
-        sizes[block] = dim2{static_cast<size_type>(pointers[block + 1] - pointers[block])};
-    }
-    auto blocks = batch::Dense<V>::create(exec, sizes);
-    LARCH_RUN_KERNEL(exec, block_jacobi::extract_diagonal_blocks, system_matrix, device_block_pointers_, *blocks);
-    const auto estimator = batch::CondEstimator<V>::build().with_keep_inverse(false).on(exec)->generate(blocks.get());
-    block_cond_ = estimator->get_condition_numbers();
-    inversion_info = estimator->get_info();
-    const auto factorization =
-        batch::GaussHuard<V>::build()
-            .with_storage(block_kind == kernels::block_jacobi_storage::gauss_huard_transposed
-                              ? batch::GaussHuardStorage::transposed
-                              : batch::GaussHuardStorage::plain)
-            .on(exec)
-            ->generate(blocks.get());
-    factorization_info = factorization->get_info();
-    pivots_ = factorization->get_pivots();
-    norms = batch::compute_infinity_norms(factorization->get_factors());
-    // into the working layout, where the Gauss-Jordan kernel writes its inverses
-    const std::vector<std::uint8_t> kinds(num_blocks_, block_kind);
-    const std::vector<std::uint8_t> codes(num_blocks_, kernels::block_jacobi_rules::working_precision<V>());
-    LARCH_RUN_KERNEL(exec, block_jacobi::store_blocks, factorization->get_factors(), inverse_diagonal_,
-                     device_block_pointers_, array<std::uint8_t>{exec, kinds.begin(), kinds.end()},
-                     array<std::uint8_t>{exec, codes.begin(), codes.end()}, working_offsets, working);
 }
 
 template <typename V, typename I>

@@ -159,6 +159,34 @@ void generate_inverse_block(const matrix::Csr<V, I>& a, size_type b, const array
                  storage.get_data() + byte_offsets.get_const_data()[b], true, size, work);
 }
 
+/// Block b of generate_factorized_blocks: cond and inversion info as generate_inverse_block, then the
+/// Gauss-Huard factors row-major in V at storage + byte_offsets[b] (only if the factorization succeeds) and
+/// the pivots at pivots[first row + k], the factors' infinity norm in norms[b]. block, inverse and work are
+/// scratch.
+template <typename V, typename I>
+void generate_factorized_block(const matrix::Csr<V, I>& a, size_type b, const array<I>& block_pointers,
+                               bool transposed, const array<std::int64_t>& byte_offsets, array<std::uint8_t>& storage,
+                               array<std::int32_t>& pivots, array<V>& cond, array<std::int32_t>& inversion_info,
+                               array<std::int32_t>& factorization_info, array<V>& norms, std::vector<V>& block,
+                               std::vector<V>& inverse, std::vector<V>& work)
+{
+    const auto first = block_pointers.get_const_data()[b];
+    const auto n = block_pointers.get_const_data()[b + 1] - first;
+    const auto size = static_cast<size_type>(n);
+    inverse.resize(size * size);
+    // invert_block leaves the extracted block in `block`, which is then factorized in place
+    inversion_info.get_data()[b] = invert_block(a.get_const_row_ptrs(), a.get_const_col_idxs(), a.get_const_values(),
+                                                first, n, inverse.data(), cond.get_data()[b], block, work);
+    const auto info =
+        batch::item::gauss_huard_factorize(size, block.data(), pivots.get_data() + first, transposed, work);
+    factorization_info.get_data()[b] = info;
+    norms.get_data()[b] = batch::item::infinity_norm(size, size, block.data());
+    if (info == 0) {
+        store_values(block.data(), size * size, block_jacobi_rules::working_precision<V>(),
+                     storage.get_data() + byte_offsets.get_const_data()[b]);
+    }
+}
+
 /// Reads `count` values stored in `precision` at `source` into V.
 template <typename V>
 void load_values(const std::uint8_t* source, size_type count, std::uint8_t precision, V* values)

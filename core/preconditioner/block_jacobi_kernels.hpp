@@ -1,13 +1,13 @@
 // Kernels of preconditioner::BlockJacobi, declared once for every backend. With max_block_size 1 the
 // preconditioner is scalar Jacobi: the inverted diagonal, applied as a row scaling. Larger blocks: the
-// supervariable starts, the extraction of the diagonal blocks into a batch::Dense, their storage in a
-// per-block precision and the block-diagonal apply.
+// supervariable blocking, the generation of the diagonal blocks (extraction from CSR and inversion or
+// Gauss-Huard factorization in one pass), their storage in a per-block precision and the block-diagonal
+// apply.
 #pragma once
 
 #include "core/base/kernel_dispatch.hpp"
 #include "core/components/instantiation.hpp"
 #include "larch/base/array.hpp"
-#include "larch/batch/dense.hpp"
 #include "larch/matrix/csr.hpp"
 #include "larch/matrix/dense.hpp"
 
@@ -54,13 +54,9 @@ LARCH_DECLARE_KERNEL(namespace block_jacobi {
     template <typename V, typename I>
     void find_blocks(const DefaultExecutor& exec, const matrix::Csr<V, I>& a, size_type max_block_size,
                      array<I>& block_pointers, size_type& num_blocks, size_type& largest_block);
-    /// Item b of `blocks` (square, block_pointers[b + 1] - block_pointers[b] rows) = A(rows, rows) for the
-    /// rows of block b, zeros where A has no entry; duplicate entries are summed.
-    template <typename V, typename I>
-    void extract_diagonal_blocks(const DefaultExecutor& exec, const matrix::Csr<V, I>& a,
-                                 const array<I>& block_pointers, batch::Dense<V>& blocks);
-    /// Extraction (as extract_diagonal_blocks) and Gauss-Jordan inversion with the condition number (as
-    /// batch_dense::compute_condition_numbers) of the first num_blocks diagonal blocks in one pass: the inverse
+    /// Extraction of the first num_blocks diagonal blocks (A(rows, rows) for the rows of block b, zeros where A
+    /// has no entry, duplicate entries summed) and their Gauss-Jordan inversion with the condition number (as
+    /// batch_dense::compute_condition_numbers) in one pass: the inverse
     /// of block b goes column-major in V to storage from byte byte_offsets[b], cond[b] and info[b] receive
     /// what batch::CondEstimator gives, norms[b] the infinity norm of the inverse. On GPUs one kernel;
     /// `largest_block` picks its sub-warp, `shared_extraction` its loader (the sub-warp reads each row
@@ -71,6 +67,20 @@ LARCH_DECLARE_KERNEL(namespace block_jacobi {
                                  bool shared_extraction, const array<std::int64_t>& byte_offsets,
                                  array<std::uint8_t>& storage, array<V>& cond, array<std::int32_t>& info,
                                  array<V>& norms);
+    /// Extraction, condition number and inversion info as generate_inverse_blocks (the inverse is not kept),
+    /// and the Gauss-Huard factorization of each block (as batch_dense::gauss_huard_factorize, with U
+    /// transposed about the anti-diagonal if `transposed`) in one pass: the factors go row-major in V to
+    /// storage from byte byte_offsets[b] and the pivot column of step k to pivots[block_pointers[b] + k]
+    /// (the factors are not written, and the pivots are meaningless, if factorization_info[b] != 0); norms[b] receives the infinity norm of the stored
+    /// factors. On GPUs one kernel, with the same `largest_block` and `shared_extraction` as
+    /// generate_inverse_blocks.
+    template <typename V, typename I>
+    void generate_factorized_blocks(const DefaultExecutor& exec, const matrix::Csr<V, I>& a,
+                                    const array<I>& block_pointers, size_type num_blocks, size_type largest_block,
+                                    bool shared_extraction, bool transposed, const array<std::int64_t>& byte_offsets,
+                                    array<std::uint8_t>& storage, array<std::int32_t>& pivots, array<V>& cond,
+                                    array<std::int32_t>& inversion_info, array<std::int32_t>& factorization_info,
+                                    array<V>& norms);
     /// The kind and storage precision of each of the kinds.get_size() blocks. A block is singular if
     /// inversion_info or factorization_info (empty: not given) is nonzero, its condition number is above
     /// 1 / (n eps) or not finite, or norms[b] (of its inverse or factors) is not finite: its kind becomes
@@ -93,7 +103,7 @@ LARCH_DECLARE_KERNEL(namespace block_jacobi {
                              const array<std::uint8_t>& kinds, const array<std::uint8_t>& precisions,
                              array<std::int64_t>& byte_offsets);
     /// Copies every block from `working` (working precision V at working_offsets, as stored by
-    /// generate_inverse_blocks or store_blocks) to `storage` in its kind and precision at byte_offsets; a
+    /// generate_inverse_blocks or generate_factorized_blocks) to `storage` in its kind and precision at byte_offsets; a
     /// `diagonal` block receives its rows of inverse_diagonal instead.
     template <typename V, typename I>
     void restore_blocks(const DefaultExecutor& exec, const array<std::uint8_t>& working,
@@ -101,13 +111,6 @@ LARCH_DECLARE_KERNEL(namespace block_jacobi {
                         const array<I>& block_pointers, const array<std::uint8_t>& kinds,
                         const array<std::uint8_t>& precisions, const array<std::int64_t>& byte_offsets,
                         array<std::uint8_t>& storage);
-    /// Writes every block into `storage` from byte byte_offsets[b] in precision precisions[b]: item b of
-    /// `blocks` (kinds inverse and gauss_huard*) or the block's rows of inverse_diagonal (kind diagonal).
-    template <typename V, typename I>
-    void store_blocks(const DefaultExecutor& exec, const batch::Dense<V>& blocks,
-                      const array<V>& inverse_diagonal, const array<I>& block_pointers,
-                      const array<std::uint8_t>& kinds, const array<std::uint8_t>& precisions,
-                      const array<std::int64_t>& byte_offsets, array<std::uint8_t>& storage);
     /// x_b = alpha * D_b^{-1} b_b + beta * x_b for every block and every column (beta == 0 only writes x),
     /// D_b^{-1} applied as its kind says, in V, with the block's stored values widened to V. `pivots`
     /// holds the Gauss-Huard pivots at the blocks' row offsets (unused by other kinds). `largest_block` is the
@@ -139,12 +142,14 @@ LARCH_DECLARE_KERNEL(namespace block_jacobi {
 #define LARCH_INSTANTIATE_BLOCK_JACOBI_BLOCKS_FOR(V, I)                                              \
     template void find_blocks<V, I>(const DefaultExecutor&, const matrix::Csr<V, I>&, size_type, array<I>&, \
                                     size_type&, size_type&);                                            \
-    template void extract_diagonal_blocks<V, I>(const DefaultExecutor&, const matrix::Csr<V, I>&,   \
-                                                const array<I>&, batch::Dense<V>&);                 \
     template void generate_inverse_blocks<V, I>(const DefaultExecutor&, const matrix::Csr<V, I>&,        \
                                                 const array<I>&, size_type, size_type, bool,             \
                                                 const array<std::int64_t>&, array<std::uint8_t>&,        \
                                                 array<V>&, array<std::int32_t>&, array<V>&);             \
+    template void generate_factorized_blocks<V, I>(                                                     \
+        const DefaultExecutor&, const matrix::Csr<V, I>&, const array<I>&, size_type, size_type, bool, bool, \
+        const array<std::int64_t>&, array<std::uint8_t>&, array<std::int32_t>&, array<V>&,                 \
+        array<std::int32_t>&, array<std::int32_t>&, array<V>&);                                          \
     template void classify_blocks<V, I>(const DefaultExecutor&, const array<I>&, const array<V>&,            \
                                         const array<std::int32_t>&, const array<std::int32_t>&,              \
                                         const array<V>&, std::uint8_t, bool, double, array<std::uint8_t>&,   \
@@ -156,10 +161,6 @@ LARCH_DECLARE_KERNEL(namespace block_jacobi {
                                        const array<std::int64_t>&, const array<V>&, const array<I>&,       \
                                        const array<std::uint8_t>&, const array<std::uint8_t>&,             \
                                        const array<std::int64_t>&, array<std::uint8_t>&);                  \
-    template void store_blocks<V, I>(const DefaultExecutor&, const batch::Dense<V>&, const array<V>&, \
-                                     const array<I>&, const array<std::uint8_t>&,                   \
-                                     const array<std::uint8_t>&, const array<std::int64_t>&,        \
-                                     array<std::uint8_t>&);                                         \
     template void apply_blocks<V, I>(const DefaultExecutor&, V, const array<I>&, size_type,         \
                                      const array<std::uint8_t>&, const array<std::uint8_t>&,        \
                                      const array<std::int64_t>&, const array<std::uint8_t>&,        \

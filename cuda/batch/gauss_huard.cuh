@@ -76,11 +76,12 @@ __device__ __forceinline__ std::int64_t factor_position(int row, int step, int n
 }
 
 /**
- * Factorizes the n x n item at `a` into `factors` (row-major, stored as described in
- * core/batch/batch_dense_kernels.hpp; `factors` may be `a`: the item is read whole before anything is
- * written) and writes its pivot columns to `pivots`; returns info (0 or the 1-based failing step;
- * `factors` is then not written). All lanes of the sub-warp must call it;
- * `buffer` is the sub-warp's own. Threads share the item as GaussHuardShape describes.
+ * Factorizes the n x n item whose entry (r, c) is entry(r, c) (r, c < n), hands the factors to
+ * store_factor(position, value) (at their positions in the row-major storage described in
+ * core/batch/batch_dense_kernels.hpp; the item is read whole, and each thread has passed a sub-warp barrier,
+ * before anything is stored, so the factors may replace the item) and writes its pivot columns to `pivots`;
+ * returns info (0 or the 1-based failing step; nothing is then stored). All lanes of the sub-warp must call
+ * it; `buffer` is the sub-warp's own. Threads share the item as GaussHuardShape describes.
  *
  * Step k: row k's multipliers (its entries in the earlier pivot columns, still those of A: rows below k
  * are untouched until step k) and the pivot column reach the threads through `buffer`, 16 bytes per
@@ -90,9 +91,9 @@ __device__ __forceinline__ std::int64_t factor_position(int row, int step, int n
  * and pivot-column entry by shuffles (two per double) and searched the pivot with six shuffles per
  * level: shuffle-bound, 9x slower per flop than Gauss-Jordan on the H100.
  */
-template <int subwarp_size, typename T>
-__device__ __forceinline__ int gauss_huard_factorize_item(const T* a, T* factors, std::int32_t* pivots,
-                                                          int n, bool transposed_storage,
+template <int subwarp_size, typename T, typename Entry, typename FactorSink>
+__device__ __forceinline__ int gauss_huard_factorize_with(const Entry& entry, const FactorSink& store_factor,
+                                                          std::int32_t* pivots, int n, bool transposed_storage,
                                                           GaussHuardBuffer<subwarp_size, T>& buffer)
 {
     using Shape = GaussHuardShape<subwarp_size>;
@@ -115,7 +116,7 @@ __device__ __forceinline__ int gauss_huard_factorize_item(const T* a, T* factors
 #pragma unroll
         for (int j = 0; j < columns; ++j) {
             const int c = row_groups * tc + j;
-            values[i][j] = (r < n && c < n) ? a[r * n + c] : T{};
+            values[i][j] = (r < n && c < n) ? entry(r, c) : T{};
             row_sums[i] += magnitude(values[i][j]);
         }
     }
@@ -255,13 +256,26 @@ __device__ __forceinline__ int gauss_huard_factorize_item(const T* a, T* factors
                 for (int i = 0; i < rows; ++i) {
                     const int r = tr + row_groups * i;
                     if (r < n) {
-                        factors[factor_position(r, step, n, transposed_storage)] = values[i][j];
+                        store_factor(factor_position(r, step, n, transposed_storage), values[i][j]);
                     }
                 }
             }
         }
     }
     return info;
+}
+
+/// gauss_huard_factorize_with for an item stored row-major at `a`, factors stored row-major at `factors`
+/// (which may be `a`).
+template <int subwarp_size, typename T>
+__device__ __forceinline__ int gauss_huard_factorize_item(const T* a, T* factors, std::int32_t* pivots, int n,
+                                                          bool transposed_storage,
+                                                          GaussHuardBuffer<subwarp_size, T>& buffer)
+{
+    return gauss_huard_factorize_with(
+        [a, n](int r, int c) { return a[r * n + c]; },
+        [factors](std::int64_t position, T value) { factors[position] = value; }, pivots, n, transposed_storage,
+        buffer);
 }
 
 /**

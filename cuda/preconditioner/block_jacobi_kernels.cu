@@ -1,5 +1,6 @@
 // Device kernels of preconditioner::BlockJacobi for blocks larger than one row: the supervariable starts, the
-// extraction of the diagonal blocks, their storage in a per-block precision (one thread per row each) and the
+// fused generation of the diagonal blocks (extraction from CSR and Gauss-Jordan inversion or Gauss-Huard
+// factorization, one sub-warp per block), their storage in a per-block precision (one thread per row) and the
 // block-diagonal apply (one sub-warp per block, the block's vector segment in registers). Scalar Jacobi is in
 // scalar_jacobi_kernels.cu.
 #include <algorithm>
@@ -75,30 +76,6 @@ __device__ __forceinline__ void add_block_row(const I* row_ptrs, const I* col_id
         block_row[col] += values[nz];
     }
 }
-
-// one thread per row: walks its CSR row and writes the row of its block (zeros where A has no entry)
-template <typename V, typename I>
-struct ExtractDiagonalBlocks {
-    const I* row_ptrs;
-    const I* col_idxs;
-    const V* values;
-    const I* block_pointers;
-    index64 num_blocks;
-    const std::int64_t* item_offsets;
-    V* blocks;
-
-    __device__ void operator()(index64 row) const
-    {
-        const auto block = block_of_row(block_pointers, num_blocks, row);
-        const auto first = static_cast<index64>(block_pointers[block]);
-        const auto n = static_cast<index64>(block_pointers[block + 1]) - first;
-        V* block_row = blocks + item_offsets[block] + (row - first) * n;
-        for (index64 c = 0; c < n; ++c) {
-            block_row[c] = V{};
-        }
-        add_block_row(row_ptrs, col_idxs, values, row, first, n, block_row);
-    }
-};
 
 /**
  * `cached` loader of the fused generation kernel: thread r of the sub-warp walks row first + r of the CSR
@@ -177,6 +154,42 @@ struct SharedCsrBlockLoader {
     }
 };
 
+/// Where a generation kernel's sub-warp finds its diagonal block: the block's first row and its rows (0 for a
+/// sub-warp past the last block, which still takes part in the thread block's barriers).
+template <int subwarp_size, typename I>
+struct GenerationBlock {
+    index64 block;
+    index64 first;
+    int n;
+
+    __device__ GenerationBlock(index64 num_blocks, const I* block_pointers)
+        : block{warp::global_subwarp_id<subwarp_size>()}, first{}, n{}
+    {
+        if (block < num_blocks) {
+            first = static_cast<index64>(block_pointers[block]);
+            n = static_cast<int>(block_pointers[block + 1] - block_pointers[block]);
+        }
+    }
+};
+
+/// Extracts the block from CSR into `tile` with the cached or shared loader and picks up this thread's
+/// Gauss-Jordan row (load_rows_with); returns ||A||_inf of the block. All threads of the block must call it.
+template <int subwarp_size, bool shared_extraction, typename V, typename I>
+__device__ __forceinline__ V load_csr_block(const I* row_ptrs, const I* col_idxs, const V* values, index64 first,
+                                            int n, batch_dense::StagingTile<subwarp_size, V>& tile,
+                                            batch_dense::GaussJordanRow<subwarp_size, V>& row)
+{
+    V row_sum;
+    if (shared_extraction) {
+        row_sum = batch_dense::load_rows_with<subwarp_size>(
+            SharedCsrBlockLoader<subwarp_size, V, I>{row_ptrs, col_idxs, values, first}, n, tile, row);
+    } else {
+        row_sum = batch_dense::load_rows_with<subwarp_size>(
+            CachedCsrBlockLoader<subwarp_size, V, I>{row_ptrs, col_idxs, values, first}, n, tile, row);
+    }
+    return warp::all_reduce_max<subwarp_size>(row_sum);
+}
+
 /**
  * Fused block-Jacobi generation: one sub-warp per diagonal block extracts it from CSR into the staging
  * tile (the loader: cached or shared), inverts it in registers by the batched Gauss-Jordan of
@@ -195,35 +208,88 @@ __global__ void __launch_bounds__(batch_dense::RegisterPolicy::block_size,
     constexpr int items_per_block = RegisterPolicy::block_size / subwarp_size;
     __shared__ StagingTile<subwarp_size, V> tiles[items_per_block];
     __shared__ PivotRowBuffer<subwarp_size, V> pivot_rows[items_per_block];
-    const auto block = warp::global_subwarp_id<subwarp_size>();
-    // a sub-warp past the last block still takes part in the thread block's barriers (n = 0)
-    const bool exists = block < num_blocks;
-    const auto first = exists ? static_cast<index64>(block_pointers[block]) : index64{};
-    const int n = exists ? static_cast<int>(block_pointers[block + 1] - block_pointers[block]) : 0;
-    V* inverse = reinterpret_cast<V*>(storage + (exists ? byte_offsets[block] : std::int64_t{}));
+    const GenerationBlock<subwarp_size, I> at{num_blocks, block_pointers};
     const int slot = warp::subwarp_id_in_block<subwarp_size>();
     auto& tile = tiles[slot];
     GaussJordanRow<subwarp_size, V> row;
-    V row_sum;
-    if (shared_extraction) {
-        row_sum = load_rows_with<subwarp_size>(
-            SharedCsrBlockLoader<subwarp_size, V, I>{row_ptrs, col_idxs, values, first}, n, tile, row);
-    } else {
-        row_sum = load_rows_with<subwarp_size>(
-            CachedCsrBlockLoader<subwarp_size, V, I>{row_ptrs, col_idxs, values, first}, n, tile, row);
-    }
-    const V norm = warp::all_reduce_max<subwarp_size>(row_sum);
-    const int block_info = eliminate<subwarp_size>(n, tiny_pivot_bound(n, norm), row, pivot_rows[slot]);
+    const V norm =
+        load_csr_block<subwarp_size, shared_extraction>(row_ptrs, col_idxs, values, at.first, at.n, tile, row);
+    const int block_info = eliminate<subwarp_size>(at.n, tiny_pivot_bound(at.n, norm), row, pivot_rows[slot]);
     // column-major, as apply_blocks reads an inverse
-    store_inverse<subwarp_size, true>(inverse, n, block_info == 0, tile, row);
-    if (n == 0) {
+    V* inverse = reinterpret_cast<V*>(storage + (at.n > 0 ? byte_offsets[at.block] : std::int64_t{}));
+    store_inverse<subwarp_size, true>(inverse, at.n, block_info == 0, tile, row);
+    if (at.n == 0) {
         return;
     }
-    const V stored_norm = inverse_norm<subwarp_size>(n, row);
+    const V stored_norm = inverse_norm<subwarp_size>(at.n, row);
     if (warp::rank<subwarp_size>() == 0) {
-        info[block] = block_info;
-        cond[block] = block_info == 0 ? norm * stored_norm : std::numeric_limits<V>::infinity();
-        norms[block] = stored_norm;
+        info[at.block] = block_info;
+        cond[at.block] = block_info == 0 ? norm * stored_norm : std::numeric_limits<V>::infinity();
+        norms[at.block] = stored_norm;
+    }
+}
+
+/**
+ * Fused Gauss-Huard generation: as generate_inverse_blocks_kernel up to the Gauss-Jordan elimination, which
+ * here only gives the condition number and the inversion info (the inverse is not stored); the sub-warp
+ * then factorizes the block, still in the staging tile, by the batched Gauss-Huard of gauss_huard.cuh,
+ * collects the factors in the tile (so that each lane adds up one stored row for their infinity norm) and
+ * writes them row-major, coalesced, with the pivots at the block's rows of `pivots`.
+ */
+template <int subwarp_size, bool shared_extraction, typename V, typename I>
+__global__ void __launch_bounds__(batch_dense::RegisterPolicy::block_size,
+                                  batch_dense::RegisterPolicy::min_blocks_per_multiprocessor)
+    generate_factorized_blocks_kernel(index64 num_blocks, const I* row_ptrs, const I* col_idxs, const V* values,
+                                      const I* block_pointers, bool transposed, const std::int64_t* byte_offsets,
+                                      std::uint8_t* storage, std::int32_t* pivots, V* cond,
+                                      std::int32_t* inversion_info, std::int32_t* factorization_info, V* norms)
+{
+    using namespace batch_dense;
+    constexpr int items_per_block = RegisterPolicy::block_size / subwarp_size;
+    __shared__ StagingTile<subwarp_size, V> tiles[items_per_block];
+    __shared__ PivotRowBuffer<subwarp_size, V> pivot_rows[items_per_block];
+    __shared__ GaussHuardBuffer<subwarp_size, V> huard_buffers[items_per_block];
+    const GenerationBlock<subwarp_size, I> at{num_blocks, block_pointers};
+    const int slot = warp::subwarp_id_in_block<subwarp_size>();
+    auto& tile = tiles[slot];
+    GaussJordanRow<subwarp_size, V> row;
+    const V norm =
+        load_csr_block<subwarp_size, shared_extraction>(row_ptrs, col_idxs, values, at.first, at.n, tile, row);
+    if (at.n == 0) {
+        return;  // no block barrier follows
+    }
+    const int n = at.n;
+    const int block_info = eliminate<subwarp_size>(n, tiny_pivot_bound(n, norm), row, pivot_rows[slot]);
+    const V inverse_norm_value = inverse_norm<subwarp_size>(n, row);
+    const int factor_info = gauss_huard_factorize_with(
+        [&tile](int r, int c) { return tile[r][c]; },
+        [&tile, n](std::int64_t position, V value) {
+            tile[static_cast<int>(position) / n][static_cast<int>(position) % n] = value;
+        },
+        pivots + at.first, n, transposed, huard_buffers[slot]);
+    subwarp_sync<subwarp_size>();
+    const int lane = warp::rank<subwarp_size>();
+    V row_sum{};
+    if (factor_info == 0 && lane < n) {
+        for (int c = 0; c < n; ++c) {
+            row_sum += magnitude(tile[lane][c]);
+        }
+    }
+    const V factor_norm = warp::all_reduce_max<subwarp_size>(row_sum);
+    if (factor_info == 0 && lane < n) {
+        V* factors = reinterpret_cast<V*>(storage + byte_offsets[at.block]);
+#pragma unroll
+        for (int r = 0; r < subwarp_size; ++r) {
+            if (r < n) {
+                factors[r * n + lane] = tile[r][lane];
+            }
+        }
+    }
+    if (lane == 0) {
+        inversion_info[at.block] = block_info;
+        factorization_info[at.block] = factor_info;
+        cond[at.block] = block_info == 0 ? norm * inverse_norm_value : std::numeric_limits<V>::infinity();
+        norms[at.block] = factor_norm;
     }
 }
 
@@ -336,38 +402,6 @@ struct RestoreBlocks {
     }
 };
 
-// one thread per row: converts its row of the block (or its diagonal entry) to the block's precision
-template <typename V, typename I>
-struct StoreBlocks {
-    const V* blocks;
-    const std::int64_t* item_offsets;
-    const V* inverse_diagonal;
-    const I* block_pointers;
-    index64 num_blocks;
-    const std::uint8_t* kinds;
-    const std::uint8_t* precisions;
-    const std::int64_t* byte_offsets;
-    std::uint8_t* storage;
-
-    __device__ void operator()(index64 row) const
-    {
-        const auto block = block_of_row(block_pointers, num_blocks, row);
-        const auto first = static_cast<index64>(block_pointers[block]);
-        const auto n = static_cast<index64>(block_pointers[block + 1]) - first;
-        const bool diagonal = kinds[block] == block_jacobi_storage::diagonal;
-        const auto count = diagonal ? 1 : n;
-        const auto position = diagonal ? row - first : (row - first) * n;
-        const V* source = diagonal ? inverse_diagonal + row : blocks + item_offsets[block] + position;
-        std::uint8_t* destination = storage + byte_offsets[block];
-        // an inverse is stored column-major: row r of the block goes to positions c * n + r
-        const bool transpose = kinds[block] == block_jacobi_storage::inverse;
-        for (index64 c = 0; c < count; ++c) {
-            store_in_precision(destination, precisions[block], transpose ? c * n + (row - first) : position + c,
-                               source[c]);
-        }
-    }
-};
-
 /// The Gauss-Huard factors of a stored block in its precision: the storage policy of the batched solve.
 template <typename V>
 struct StoredFactors {
@@ -463,20 +497,6 @@ __global__ void __launch_bounds__(default_block_size)
 }  // namespace
 
 template <typename V, typename I>
-void extract_diagonal_blocks(const DefaultExecutor& exec, const matrix::Csr<V, I>& a, const array<I>& block_pointers,
-                             batch::Dense<V>& blocks)
-{
-    ExtractDiagonalBlocks<V, I> functor{a.get_const_row_ptrs(),
-                                        a.get_const_col_idxs(),
-                                        a.get_const_values(),
-                                        block_pointers.get_const_data(),
-                                        static_cast<index64>(blocks.get_num_items()),
-                                        blocks.get_layout().get_const_offsets(),
-                                        blocks.get_values()};
-    launch_for_each(exec, static_cast<index64>(a.get_size().rows), functor, "block_jacobi::extract_diagonal_blocks");
-}
-
-template <typename V, typename I>
 void generate_inverse_blocks(const DefaultExecutor& exec, const matrix::Csr<V, I>& a, const array<I>& block_pointers,
                              size_type num_blocks, size_type largest_block, bool shared_extraction,
                              const array<std::int64_t>& byte_offsets, array<std::uint8_t>& storage, array<V>& cond,
@@ -502,6 +522,37 @@ void generate_inverse_blocks(const DefaultExecutor& exec, const matrix::Csr<V, I
             launch(generate_inverse_blocks_kernel<subwarp_size, false, V, I>);
         }
         check(LARCH_RT(GetLastError)(), "block_jacobi::generate_inverse_blocks", __FILE__, __LINE__);
+    });
+}
+
+template <typename V, typename I>
+void generate_factorized_blocks(const DefaultExecutor& exec, const matrix::Csr<V, I>& a,
+                                const array<I>& block_pointers, size_type num_blocks, size_type largest_block,
+                                bool shared_extraction, bool transposed, const array<std::int64_t>& byte_offsets,
+                                array<std::uint8_t>& storage, array<std::int32_t>& pivots, array<V>& cond,
+                                array<std::int32_t>& inversion_info, array<std::int32_t>& factorization_info,
+                                array<V>& norms)
+{
+    if (num_blocks == 0) {
+        return;
+    }
+    const auto count = static_cast<index64>(num_blocks);
+    batch_dense::dispatch_item_subwarp_size(static_cast<std::int64_t>(largest_block), [&](auto subwarp_constant) {
+        constexpr int subwarp_size = decltype(subwarp_constant)::value;
+        const auto grid = batch_dense::RegisterPolicy::num_blocks(count, subwarp_size);
+        constexpr int threads = batch_dense::RegisterPolicy::block_size;
+        const auto launch = [&](auto kernel) {
+            kernel<<<grid, threads>>>(count, a.get_const_row_ptrs(), a.get_const_col_idxs(), a.get_const_values(),
+                                      block_pointers.get_const_data(), transposed, byte_offsets.get_const_data(),
+                                      storage.get_data(), pivots.get_data(), cond.get_data(),
+                                      inversion_info.get_data(), factorization_info.get_data(), norms.get_data());
+        };
+        if (shared_extraction) {
+            launch(generate_factorized_blocks_kernel<subwarp_size, true, V, I>);
+        } else {
+            launch(generate_factorized_blocks_kernel<subwarp_size, false, V, I>);
+        }
+        check(LARCH_RT(GetLastError)(), "block_jacobi::generate_factorized_blocks", __FILE__, __LINE__);
     });
 }
 
@@ -557,24 +608,6 @@ void restore_blocks(const DefaultExecutor& exec, const array<std::uint8_t>& work
                                 byte_offsets.get_const_data(),
                                 storage.get_data()};
     launch_for_each(exec, static_cast<index64>(inverse_diagonal.get_size()), functor, "block_jacobi::restore_blocks");
-}
-
-template <typename V, typename I>
-void store_blocks(const DefaultExecutor& exec, const batch::Dense<V>& blocks, const array<V>& inverse_diagonal,
-                  const array<I>& block_pointers, const array<std::uint8_t>& kinds,
-                  const array<std::uint8_t>& precisions, const array<std::int64_t>& byte_offsets,
-                  array<std::uint8_t>& storage)
-{
-    StoreBlocks<V, I> functor{blocks.get_const_values(),
-                              blocks.get_layout().get_const_offsets(),
-                              inverse_diagonal.get_const_data(),
-                              block_pointers.get_const_data(),
-                              static_cast<index64>(kinds.get_size()),
-                              kinds.get_const_data(),
-                              precisions.get_const_data(),
-                              byte_offsets.get_const_data(),
-                              storage.get_data()};
-    launch_for_each(exec, static_cast<index64>(inverse_diagonal.get_size()), functor, "block_jacobi::store_blocks");
 }
 
 template <typename V, typename I>

@@ -73,19 +73,6 @@ void find_blocks(const DefaultExecutor&, const matrix::Csr<V, I>& a, size_type m
 }
 
 template <typename V, typename I>
-void extract_diagonal_blocks(const DefaultExecutor&, const matrix::Csr<V, I>& a, const array<I>& block_pointers,
-                             batch::Dense<V>& blocks)
-{
-    const auto pointers = block_pointers.get_const_data();
-    const auto num_blocks = static_cast<std::int64_t>(blocks.get_num_items());
-    for (std::int64_t block = 0; block < num_blocks; ++block) {
-        block_jacobi_item::extract_block(a.get_const_row_ptrs(), a.get_const_col_idxs(), a.get_const_values(),
-                                         pointers[block], pointers[block + 1] - pointers[block],
-                                         blocks.get_values() + blocks.get_layout().get_offset(block));
-    }
-}
-
-template <typename V, typename I>
 void generate_inverse_blocks(const DefaultExecutor&, const matrix::Csr<V, I>& a, const array<I>& block_pointers,
                              size_type num_blocks, size_type, bool, const array<std::int64_t>& byte_offsets,
                              array<std::uint8_t>& storage, array<V>& cond, array<std::int32_t>& info,
@@ -97,6 +84,23 @@ void generate_inverse_blocks(const DefaultExecutor&, const matrix::Csr<V, I>& a,
     for (size_type b = 0; b < num_blocks; ++b) {
         block_jacobi_item::generate_inverse_block(a, b, block_pointers, byte_offsets, storage, cond, info, norms,
                                                   block, inverse, work);
+    }
+}
+
+template <typename V, typename I>
+void generate_factorized_blocks(const DefaultExecutor&, const matrix::Csr<V, I>& a, const array<I>& block_pointers,
+                                size_type num_blocks, size_type, bool, bool transposed,
+                                const array<std::int64_t>& byte_offsets, array<std::uint8_t>& storage,
+                                array<std::int32_t>& pivots, array<V>& cond, array<std::int32_t>& inversion_info,
+                                array<std::int32_t>& factorization_info, array<V>& norms)
+{
+    std::vector<V> block;
+    std::vector<V> inverse;
+    std::vector<V> work;
+    for (size_type b = 0; b < num_blocks; ++b) {
+        block_jacobi_item::generate_factorized_block(a, b, block_pointers, transposed, byte_offsets, storage, pivots,
+                                                     cond, inversion_info, factorization_info, norms, block, inverse,
+                                                     work);
     }
 }
 
@@ -147,26 +151,6 @@ void restore_blocks(const DefaultExecutor&, const array<std::uint8_t>& working,
     for (size_type b = 0; b < kinds.get_size(); ++b) {
         block_jacobi_item::restore_block(b, working, working_offsets, inverse_diagonal, block_pointers, kinds,
                                          precisions, byte_offsets, storage, values);
-    }
-}
-
-template <typename V, typename I>
-void store_blocks(const DefaultExecutor&, const batch::Dense<V>& blocks, const array<V>& inverse_diagonal,
-                  const array<I>& block_pointers, const array<std::uint8_t>& kinds,
-                  const array<std::uint8_t>& precisions, const array<std::int64_t>& byte_offsets,
-                  array<std::uint8_t>& storage)
-{
-    const auto pointers = block_pointers.get_const_data();
-    const auto num_blocks = static_cast<std::int64_t>(kinds.get_size());
-    std::vector<V> work;
-    for (std::int64_t block = 0; block < num_blocks; ++block) {
-        const auto n = static_cast<size_type>(pointers[block + 1] - pointers[block]);
-        const bool diagonal = kinds.get_const_data()[block] == block_jacobi_storage::diagonal;
-        const V* values = diagonal ? inverse_diagonal.get_const_data() + pointers[block]
-                                   : blocks.get_const_values() + blocks.get_layout().get_offset(block);
-        block_jacobi_item::store_values(values, diagonal ? n : n * n, precisions.get_const_data()[block],
-                                        storage.get_data() + byte_offsets.get_const_data()[block],
-                                        kinds.get_const_data()[block] == block_jacobi_storage::inverse, n, work);
     }
 }
 

@@ -413,17 +413,19 @@ TEST_P(BlockJacobiBackendTest, MatchesTheReferenceOnRandomMatrices)
         data.sort_row_major();
         data.sum_duplicates();
         for (larch::size_type bound : {2u, 8u, 13u, 32u}) {
+            // both loaders of the fused GPU kernels (cached, the default, and shared) give the same blocks
             for (auto algorithm : {BlockJacobiAlgorithm::gauss_jordan, BlockJacobiAlgorithm::gauss_huard,
                                    BlockJacobiAlgorithm::gauss_huard_transposed}) {
-                check_against_reference(exec, data,
-                                        Jacobi::build().with_max_block_size(bound).with_algorithm(algorithm),
-                                        "bound " + std::to_string(bound));
+                for (auto extraction : {larch::preconditioner::BlockJacobiExtraction::cached,
+                                        larch::preconditioner::BlockJacobiExtraction::shared}) {
+                    check_against_reference(
+                        exec, data,
+                        Jacobi::build().with_max_block_size(bound).with_algorithm(algorithm).with_extraction(
+                            extraction),
+                        "bound " + std::to_string(bound) +
+                            (extraction == larch::preconditioner::BlockJacobiExtraction::shared ? ", shared" : ""));
+                }
             }
-            // the default extraction is cached; the shared loader of the fused GPU kernel gives the same blocks
-            check_against_reference(exec, data,
-                                    Jacobi::build().with_max_block_size(bound).with_extraction(
-                                        larch::preconditioner::BlockJacobiExtraction::shared),
-                                    "bound " + std::to_string(bound) + ", shared extraction");
         }
         // fixed blocks of 16 on a random (possibly singular-block) matrix, adaptive storage
         std::vector<std::int32_t> pointers;

@@ -224,11 +224,6 @@ private:
 
     static BlockPrecision working_precision();
     void generate_blocks(const matrix::Csr<V, I>& system_matrix);
-    /// Gauss-Huard generation into the working layout, composed from the batched dense operations.
-    void factorize_blocks(const matrix::Csr<V, I>& system_matrix, std::uint8_t block_kind,
-                          const array<std::int64_t>& working_offsets, array<std::uint8_t>& working,
-                          array<std::int32_t>& inversion_info, array<std::int32_t>& factorization_info,
-                          array<V>& norms);
     [[noreturn]] void throw_singular_block(size_type block) const;
     /// Splits every singular block of more than one row in halves; false if there is none.
     bool split_singular_blocks();
