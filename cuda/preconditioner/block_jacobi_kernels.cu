@@ -6,6 +6,7 @@
 #include <algorithm>
 #include <cstdint>
 #include <limits>
+#include <type_traits>
 
 #include "core/preconditioner/block_jacobi_kernels.hpp"
 #include "core/preconditioner/block_jacobi_rules.hpp"
@@ -494,6 +495,31 @@ __global__ void __launch_bounds__(default_block_size)
     }
 }
 
+/**
+ * Launches a generation kernel over `num_blocks` blocks in one launch, the sub-warp fitting the largest block
+ * (core limits GPU blocks to 32 rows): launch(subwarp_constant, shared_constant, grid, threads) starts the
+ * kernel instantiated for that sub-warp size and extraction (std::integral_constant arguments).
+ */
+template <typename Launch>
+void launch_generation(size_type num_blocks, size_type largest_block, bool shared_extraction, const char* name,
+                       Launch&& launch)
+{
+    if (num_blocks == 0) {
+        return;
+    }
+    batch_dense::dispatch_item_subwarp_size(static_cast<std::int64_t>(largest_block), [&](auto subwarp_constant) {
+        constexpr int subwarp_size = decltype(subwarp_constant)::value;
+        const auto grid = batch_dense::RegisterPolicy::num_blocks(static_cast<index64>(num_blocks), subwarp_size);
+        constexpr int threads = batch_dense::RegisterPolicy::block_size;
+        if (shared_extraction) {
+            launch(subwarp_constant, std::true_type{}, grid, threads);
+        } else {
+            launch(subwarp_constant, std::false_type{}, grid, threads);
+        }
+        check(LARCH_RT(GetLastError)(), name, __FILE__, __LINE__);
+    });
+}
+
 }  // namespace
 
 template <typename V, typename I>
@@ -502,27 +528,15 @@ void generate_inverse_blocks(const DefaultExecutor& exec, const matrix::Csr<V, I
                              const array<std::int64_t>& byte_offsets, array<std::uint8_t>& storage, array<V>& cond,
                              array<std::int32_t>& info, array<V>& norms)
 {
-    if (num_blocks == 0) {
-        return;
-    }
-    const auto count = static_cast<index64>(num_blocks);
-    // one launch, the sub-warp fitting the largest block (core limits GPU blocks to 32 rows)
-    batch_dense::dispatch_item_subwarp_size(static_cast<std::int64_t>(largest_block), [&](auto subwarp_constant) {
-        constexpr int subwarp_size = decltype(subwarp_constant)::value;
-        const auto grid = batch_dense::RegisterPolicy::num_blocks(count, subwarp_size);
-        constexpr int threads = batch_dense::RegisterPolicy::block_size;
-        const auto launch = [&](auto kernel) {
-            kernel<<<grid, threads>>>(count, a.get_const_row_ptrs(), a.get_const_col_idxs(), a.get_const_values(),
-                                      block_pointers.get_const_data(), byte_offsets.get_const_data(),
-                                      storage.get_data(), cond.get_data(), info.get_data(), norms.get_data());
-        };
-        if (shared_extraction) {
-            launch(generate_inverse_blocks_kernel<subwarp_size, true, V, I>);
-        } else {
-            launch(generate_inverse_blocks_kernel<subwarp_size, false, V, I>);
-        }
-        check(LARCH_RT(GetLastError)(), "block_jacobi::generate_inverse_blocks", __FILE__, __LINE__);
-    });
+    launch_generation(num_blocks, largest_block, shared_extraction, "block_jacobi::generate_inverse_blocks",
+                      [&](auto subwarp, auto shared, auto grid, int threads) {
+                          generate_inverse_blocks_kernel<decltype(subwarp)::value, decltype(shared)::value, V, I>
+                              <<<grid, threads>>>(static_cast<index64>(num_blocks), a.get_const_row_ptrs(),
+                                                  a.get_const_col_idxs(), a.get_const_values(),
+                                                  block_pointers.get_const_data(), byte_offsets.get_const_data(),
+                                                  storage.get_data(), cond.get_data(), info.get_data(),
+                                                  norms.get_data());
+                      });
 }
 
 template <typename V, typename I>
@@ -533,27 +547,16 @@ void generate_factorized_blocks(const DefaultExecutor& exec, const matrix::Csr<V
                                 array<std::int32_t>& inversion_info, array<std::int32_t>& factorization_info,
                                 array<V>& norms)
 {
-    if (num_blocks == 0) {
-        return;
-    }
-    const auto count = static_cast<index64>(num_blocks);
-    batch_dense::dispatch_item_subwarp_size(static_cast<std::int64_t>(largest_block), [&](auto subwarp_constant) {
-        constexpr int subwarp_size = decltype(subwarp_constant)::value;
-        const auto grid = batch_dense::RegisterPolicy::num_blocks(count, subwarp_size);
-        constexpr int threads = batch_dense::RegisterPolicy::block_size;
-        const auto launch = [&](auto kernel) {
-            kernel<<<grid, threads>>>(count, a.get_const_row_ptrs(), a.get_const_col_idxs(), a.get_const_values(),
-                                      block_pointers.get_const_data(), transposed, byte_offsets.get_const_data(),
-                                      storage.get_data(), pivots.get_data(), cond.get_data(),
-                                      inversion_info.get_data(), factorization_info.get_data(), norms.get_data());
-        };
-        if (shared_extraction) {
-            launch(generate_factorized_blocks_kernel<subwarp_size, true, V, I>);
-        } else {
-            launch(generate_factorized_blocks_kernel<subwarp_size, false, V, I>);
-        }
-        check(LARCH_RT(GetLastError)(), "block_jacobi::generate_factorized_blocks", __FILE__, __LINE__);
-    });
+    launch_generation(
+        num_blocks, largest_block, shared_extraction, "block_jacobi::generate_factorized_blocks",
+        [&](auto subwarp, auto shared, auto grid, int threads) {
+            generate_factorized_blocks_kernel<decltype(subwarp)::value, decltype(shared)::value, V, I>
+                <<<grid, threads>>>(static_cast<index64>(num_blocks), a.get_const_row_ptrs(), a.get_const_col_idxs(),
+                                    a.get_const_values(), block_pointers.get_const_data(), transposed,
+                                    byte_offsets.get_const_data(), storage.get_data(), pivots.get_data(),
+                                    cond.get_data(), inversion_info.get_data(), factorization_info.get_data(),
+                                    norms.get_data());
+        });
 }
 
 template <typename V, typename I>

@@ -108,11 +108,10 @@ void find_blocks(const DefaultExecutor&, const matrix::Csr<V, I>& a, size_type m
                                                                block_pointers.get_data(), largest_block);
 }
 
-template <typename V, typename I>
-void generate_inverse_blocks(const DefaultExecutor&, const matrix::Csr<V, I>& a, const array<I>& block_pointers,
-                             size_type num_blocks, size_type, bool, const array<std::int64_t>& byte_offsets,
-                             array<std::uint8_t>& storage, array<V>& cond, array<std::int32_t>& info,
-                             array<V>& norms)
+/// Calls generate(b, block, inverse, work) for every block in parallel, each thread with its own scratch
+/// vectors (blocks differ in size and cost, hence the dynamic schedule).
+template <typename V, typename Generate>
+void generate_each_block(size_type num_blocks, Generate&& generate)
 {
     const auto count = static_cast<std::int64_t>(num_blocks);
 #pragma omp parallel
@@ -122,10 +121,22 @@ void generate_inverse_blocks(const DefaultExecutor&, const matrix::Csr<V, I>& a,
         std::vector<V> work;
 #pragma omp for schedule(dynamic, 256)
         for (std::int64_t b = 0; b < count; ++b) {
-            block_jacobi_item::generate_inverse_block(a, static_cast<size_type>(b), block_pointers, byte_offsets,
-                                                      storage, cond, info, norms, block, inverse, work);
+            generate(static_cast<size_type>(b), block, inverse, work);
         }
     }
+}
+
+template <typename V, typename I>
+void generate_inverse_blocks(const DefaultExecutor&, const matrix::Csr<V, I>& a, const array<I>& block_pointers,
+                             size_type num_blocks, size_type, bool, const array<std::int64_t>& byte_offsets,
+                             array<std::uint8_t>& storage, array<V>& cond, array<std::int32_t>& info,
+                             array<V>& norms)
+{
+    generate_each_block<V>(num_blocks, [&](size_type b, std::vector<V>& block, std::vector<V>& inverse,
+                                           std::vector<V>& work) {
+        block_jacobi_item::generate_inverse_block(a, b, block_pointers, byte_offsets, storage, cond, info, norms, block,
+                                                  inverse, work);
+    });
 }
 
 template <typename V, typename I>
@@ -135,19 +146,12 @@ void generate_factorized_blocks(const DefaultExecutor&, const matrix::Csr<V, I>&
                                 array<std::int32_t>& pivots, array<V>& cond, array<std::int32_t>& inversion_info,
                                 array<std::int32_t>& factorization_info, array<V>& norms)
 {
-    const auto count = static_cast<std::int64_t>(num_blocks);
-#pragma omp parallel
-    {
-        std::vector<V> block;
-        std::vector<V> inverse;
-        std::vector<V> work;
-#pragma omp for schedule(dynamic, 256)
-        for (std::int64_t b = 0; b < count; ++b) {
-            block_jacobi_item::generate_factorized_block(a, static_cast<size_type>(b), block_pointers, transposed,
-                                                         byte_offsets, storage, pivots, cond, inversion_info,
-                                                         factorization_info, norms, block, inverse, work);
-        }
-    }
+    generate_each_block<V>(num_blocks, [&](size_type b, std::vector<V>& block, std::vector<V>& inverse,
+                                           std::vector<V>& work) {
+        block_jacobi_item::generate_factorized_block(a, b, block_pointers, transposed, byte_offsets, storage, pivots,
+                                                     cond, inversion_info, factorization_info, norms, block, inverse,
+                                                     work);
+    });
 }
 
 template <typename V, typename I>
