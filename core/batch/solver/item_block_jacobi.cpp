@@ -48,69 +48,108 @@ ItemBlockJacobi<T> generate_item_block_jacobi(std::shared_ptr<const Executor> ex
                                               const std::vector<matrix_data<T, I>>& items,
                                               size_type max_block_size)
 {
+    // First pass: each item's blocks, so that the blocks of the whole batch are allocated once (growing one
+    // vector of gigabytes by doubling spent most of the setup in copies and page faults).
+    std::vector<std::vector<size_type>> item_offsets;
+    item_offsets.reserve(items.size());
     std::vector<dim2> sizes;
-    std::vector<T> blocks;
-    std::vector<std::int32_t> first_rows;
-    std::vector<std::int32_t> block_sizes;
-    std::vector<std::int64_t> inverse_rows;
-    std::vector<T> diagonals;  // for the scalar fallback of singular blocks
+    size_type total_values = 0;
+    size_type total_rows = 0;
     for (const auto& item : items) {
         const auto n = item.size.rows;
         std::vector<std::vector<I>> patterns(n);
-        std::vector<std::vector<std::pair<I, T>>> entries(n);
         for (const auto& e : item.entries) {
             patterns[static_cast<size_type>(e.row)].push_back(e.col);
-            entries[static_cast<size_type>(e.row)].push_back({e.col, e.value});
         }
         for (auto& pattern : patterns) {
             std::sort(pattern.begin(), pattern.end());
         }
-        const auto offsets = block_offsets(patterns, max_block_size);
+        item_offsets.push_back(block_offsets(patterns, max_block_size));
+        const auto& offsets = item_offsets.back();
         for (size_type block = 0; block + 1 < offsets.size(); ++block) {
+            const auto order = offsets[block + 1] - offsets[block];
+            sizes.push_back(dim2{order, order});
+            total_values += order * order;
+        }
+        total_rows += n;
+    }
+    // Second pass: the blocks (row-major, zeros where the item has no entry, duplicates summed in order) and
+    // the per-row tables.
+    std::vector<T> blocks(total_values, T{});
+    std::vector<std::int32_t> first_rows;
+    std::vector<std::int32_t> block_sizes;
+    std::vector<std::int64_t> inverse_rows;
+    std::vector<T> diagonals;  // for the scalar fallback of singular blocks
+    first_rows.reserve(total_rows);
+    block_sizes.reserve(total_rows);
+    inverse_rows.reserve(total_rows);
+    diagonals.reserve(total_rows);
+    std::vector<size_type> block_of_row;
+    std::vector<size_type> block_starts;
+    size_type start = 0;
+    for (size_type i = 0; i < items.size(); ++i) {
+        const auto& offsets = item_offsets[i];
+        const auto num_blocks = offsets.size() - 1;
+        block_of_row.resize(items[i].size.rows);
+        block_starts.resize(num_blocks);
+        for (size_type block = 0; block < num_blocks; ++block) {
+            std::fill(block_of_row.begin() + static_cast<std::ptrdiff_t>(offsets[block]),
+                      block_of_row.begin() + static_cast<std::ptrdiff_t>(offsets[block + 1]), block);
+            block_starts[block] = start;
+            start += (offsets[block + 1] - offsets[block]) * (offsets[block + 1] - offsets[block]);
+        }
+        // the position of (r, c) in its block, if c lies in the block of row r
+        const auto position = [&](size_type r, size_type c, size_type& at) {
+            const auto block = block_of_row[r];
             const auto first = offsets[block];
             const auto order = offsets[block + 1] - first;
-            const auto start = static_cast<std::int64_t>(blocks.size());
-            blocks.resize(blocks.size() + order * order, T{});
-            for (size_type r = 0; r < order; ++r) {
-                for (const auto& [col, value] : entries[first + r]) {
-                    const auto c = static_cast<size_type>(col);
-                    if (c >= first && c < first + order) {
-                        blocks[static_cast<size_type>(start) + r * order + (c - first)] += value;
-                    }
-                }
-                diagonals.push_back(blocks[static_cast<size_type>(start) + r * order + r]);
-                first_rows.push_back(static_cast<std::int32_t>(first));
-                block_sizes.push_back(static_cast<std::int32_t>(order));
-                inverse_rows.push_back(start + static_cast<std::int64_t>(r * order));
+            at = block_starts[block] + (r - first) * order + (c - first);
+            return c >= first && c < first + order;
+        };
+        for (const auto& e : items[i].entries) {
+            size_type at = 0;
+            if (position(static_cast<size_type>(e.row), static_cast<size_type>(e.col), at)) {
+                blocks[at] += e.value;
             }
-            sizes.push_back(dim2{order, order});
+        }
+        for (size_type r = 0; r < items[i].size.rows; ++r) {
+            size_type at = 0;
+            position(r, r, at);
+            const auto block = block_of_row[r];
+            diagonals.push_back(blocks[at]);
+            first_rows.push_back(static_cast<std::int32_t>(offsets[block]));
+            block_sizes.push_back(static_cast<std::int32_t>(offsets[block + 1] - offsets[block]));
+            inverse_rows.push_back(static_cast<std::int64_t>(at - (r - offsets[block])));
         }
     }
-    auto dense = Dense<T>::create(exec, sizes, blocks);
-    const auto info = invert(*dense).copy_to_host();
-    auto inverses = dense->copy_to_host();
     ItemBlockJacobi<T> result;
     result.num_blocks = sizes.size();
-    // A singular block falls back to scalar Jacobi: its inverse becomes diag(1 / a_ii) (1 where a_ii = 0).
+    // The blocks go to the executor once and are inverted there in place (a batch::Dense viewing them).
+    result.inverses = array<T>{exec, blocks.begin(), blocks.end()};
+    std::vector<T>{}.swap(blocks);
+    auto dense = Dense<T>::create(exec, sizes, array<T>::view(exec, total_values, result.inverses.get_data()));
+    const auto info = invert(*dense).copy_to_host();
+    // A singular block falls back to scalar Jacobi: its inverse becomes diag(1 / a_ii) (1 where a_ii = 0),
+    // written over it on the executor.
+    std::vector<T> fallback;
     size_type row = 0;
     for (size_type block = 0; block < sizes.size(); ++block) {
         const auto order = sizes[block].rows;
         if (info[block] != 0) {
             ++result.num_singular_blocks;
-            const auto start = static_cast<size_type>(inverse_rows[row]);
-            std::fill(inverses.begin() + static_cast<std::ptrdiff_t>(start),
-                      inverses.begin() + static_cast<std::ptrdiff_t>(start + order * order), T{});
+            fallback.assign(order * order, T{});
             for (size_type r = 0; r < order; ++r) {
                 const T d = diagonals[row + r];
-                inverses[start + r * order + r] = d == T{} ? T{1} : T{1} / d;
+                fallback[r * order + r] = d == T{} ? T{1} : T{1} / d;
             }
+            exec->copy_from(*exec->get_host(), fallback.size() * sizeof(T), fallback.data(),
+                            result.inverses.get_data() + inverse_rows[row]);
         }
         row += order;
     }
     result.first_rows = array<std::int32_t>{exec, first_rows.begin(), first_rows.end()};
     result.block_sizes = array<std::int32_t>{exec, block_sizes.begin(), block_sizes.end()};
     result.inverse_rows = array<std::int64_t>{exec, inverse_rows.begin(), inverse_rows.end()};
-    result.inverses = array<T>{exec, inverses.begin(), inverses.end()};
     return result;
 }
 
