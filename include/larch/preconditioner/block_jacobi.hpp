@@ -65,9 +65,9 @@ enum class BlockPrecision : std::uint8_t { double_precision = 0, single_precisio
  * Generation (one pass over A plus O(sum n_b^3) flops): with Gauss-Jordan each block is extracted from the
  * CSR matrix, inverted and its condition number cond_inf = ||A_b||_inf ||A_b^-1||_inf computed in one pass
  * (one kernel on GPUs, extraction by the `extraction` loader; the same values as batch::CondEstimator);
- * for the Gauss-Huard algorithms the blocks are extracted, their condition numbers come from
- * batch::CondEstimator and the factors from batch::GaussHuard. Inverses are stored column-major, so that
- * the GPU apply reads them coalesced.
+ * the Gauss-Huard algorithms do the same and then factorize the block in the same pass (the same factors
+ * and pivots as batch::GaussHuard), storing the factors instead of the inverse. Inverses are stored
+ * column-major, so that the GPU apply reads them coalesced.
  *
  * Singular blocks: a block is singular when the elimination meets a zero or tiny pivot, its condition
  * number is above 1 / (n_b eps) or not finite. With on_singular_block = fallback (the default) such a
