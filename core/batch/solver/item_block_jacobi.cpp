@@ -5,43 +5,12 @@
 #include <algorithm>
 
 #include "core/components/instantiation.hpp"
+#include "core/preconditioner/block_jacobi_item_algorithms.hpp"
 #include "larch/batch/dense.hpp"
 #include "larch/batch/gauss_jordan.hpp"
 
 namespace larch {
 namespace batch {
-
-namespace {
-
-/// Block row offsets of one item (rows sorted by column within each row in `rows`): a supervariable (rows
-/// with one column pattern) longer than `bound` is cut into pieces of `bound` rows, and consecutive
-/// pieces join the open block while it stays within `bound` rows.
-template <typename I>
-std::vector<size_type> block_offsets(const std::vector<std::vector<I>>& rows, size_type bound)
-{
-    std::vector<size_type> offsets{0};
-    size_type open = 0;
-    size_type row = 0;
-    while (row < rows.size()) {
-        auto end = row + 1;
-        while (end < rows.size() && rows[end] == rows[row]) {
-            ++end;
-        }
-        for (auto piece = row; piece < end; piece += bound) {
-            const auto length = std::min(bound, end - piece);
-            if (open + length > bound) {
-                offsets.push_back(piece);
-                open = 0;
-            }
-            open += length;
-        }
-        row = end;
-    }
-    offsets.push_back(rows.size());
-    return offsets;
-}
-
-}  // namespace
 
 template <typename T, typename I>
 ItemBlockJacobi<T> generate_item_block_jacobi(std::shared_ptr<const Executor> exec,
@@ -64,14 +33,23 @@ ItemBlockJacobi<T> generate_item_block_jacobi(std::shared_ptr<const Executor> ex
         for (auto& pattern : patterns) {
             std::sort(pattern.begin(), pattern.end());
         }
-        item_offsets.push_back(block_offsets(patterns, max_block_size));
-        const auto& offsets = item_offsets.back();
+        // the supervariable agglomeration of preconditioner::BlockJacobi, from the rows where the pattern changes
+        std::vector<std::uint8_t> starts(n);
+        for (size_type row = 0; row < n; ++row) {
+            starts[row] = row == 0 || patterns[row] != patterns[row - 1];
+        }
+        std::vector<size_type> offsets(n + 1);
+        size_type largest_block = 0;
+        offsets.resize(kernels::block_jacobi_item::agglomerate_supervariables(starts.data(), n, max_block_size,
+                                                                              offsets.data(), largest_block) +
+                       1);
         for (size_type block = 0; block + 1 < offsets.size(); ++block) {
             const auto order = offsets[block + 1] - offsets[block];
             sizes.push_back(dim2{order, order});
             total_values += order * order;
         }
         total_rows += n;
+        item_offsets.push_back(std::move(offsets));
     }
     // Second pass: the blocks (row-major, zeros where the item has no entry, duplicates summed in order) and
     // the per-row tables.
