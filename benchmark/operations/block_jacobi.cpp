@@ -30,8 +30,12 @@ const std::vector<std::string> phases{"generate", "apply"};
 const std::vector<std::string> algorithms{"gauss_jordan", "gauss_huard", "gauss_huard_transposed"};
 const std::vector<std::string> storages{"working", "adaptive"};
 const std::vector<std::string> extractions{"cached", "shared"};
-/// The extraction a case without one gets: the library's default (BlockJacobi::parameters_type).
-const std::string default_extraction = "cached";
+/// The extraction a case without one gets: the library's default.
+const std::string default_extraction =
+    preconditioner::BlockJacobi<double, index_type>::parameters_type{}.extraction ==
+            preconditioner::BlockJacobiExtraction::cached
+        ? "cached"
+        : "shared";
 
 template <typename V>
 typename preconditioner::BlockJacobi<V, index_type>::parameters_type parameters_of(const Fields& fields)
