@@ -350,21 +350,22 @@ template <typename V, typename I>
 void BlockJacobi<V, I>::apply_with_dot(const matrix::Dense<V>& r, matrix::Dense<V>& z, array<V>& dots,
                                        array<V>& workspace) const
 {
-    const std::string context = get_type_name() + "::apply_with_dot";
+    // Built only when a check fails: CG calls this every iteration.
+    const auto context = [this] { return get_type_name() + "::apply_with_dot"; };
     LARCH_ENSURE(has_apply_with_dot(), NotSupported,
-                 context + ": only scalar Jacobi (max_block_size 1) fuses the apply with the dot products");
+                 context() + ": only scalar Jacobi (max_block_size 1) fuses the apply with the dot products");
     const auto rows = get_size().rows;
     LARCH_ENSURE(r.get_size().rows == rows && z.get_size() == r.get_size(), DimensionMismatch,
-                 context + ": r is " + to_string(r.get_size()) + " and z " + to_string(z.get_size()) +
+                 context() + ": r is " + to_string(r.get_size()) + " and z " + to_string(z.get_size()) +
                      ", expected both " + std::to_string(rows) + " x k");
     LARCH_ENSURE(dots.get_size() == r.get_size().cols, DimensionMismatch,
-                 context + ": dots has " + std::to_string(dots.get_size()) + " entries for " +
+                 context() + ": dots has " + std::to_string(dots.get_size()) + " entries for " +
                      std::to_string(r.get_size().cols) + " columns");
     const auto& exec = get_executor();
     for (const auto* other : {r.get_executor().get(), z.get_executor().get(), dots.get_executor().get(),
                               workspace.get_executor().get()}) {
         LARCH_ENSURE(other && exec->memory_accessible(*other), NotSupported,
-                     context + ": an operand does not live on " + exec->get_name());
+                     context() + ": an operand does not live on " + exec->get_name());
     }
     LARCH_RUN_KERNEL(exec, block_jacobi::apply_inverse_diagonal_dot, inverse_diagonal_, r, z, dots, workspace);
 }
