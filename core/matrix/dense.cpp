@@ -260,6 +260,21 @@ void Dense<T>::add_scaled(T alpha, const Dense& b)
 }
 
 template <typename T>
+void Dense<T>::scale(const array<T>& alphas)
+{
+    check_per_column("scale", "alphas", alphas);
+    LARCH_RUN_KERNEL(get_executor(), dense::scale_columns, alphas, *this);
+}
+
+template <typename T>
+void Dense<T>::add_scaled(const array<T>& alphas, const Dense& b)
+{
+    check_same_size("add_scaled", b);
+    check_per_column("add_scaled", "alphas", alphas);
+    LARCH_RUN_KERNEL(get_executor(), dense::add_scaled_columns, alphas, b, *this);
+}
+
+template <typename T>
 void Dense<T>::scale_add(T alpha, const Dense& b)
 {
     check_same_size("scale_add", b);
@@ -293,7 +308,7 @@ template <typename T>
 void Dense<T>::compute_dot(const Dense& b, array<T>& result, array<T>& workspace) const
 {
     check_same_size("compute_dot", b);
-    check_result("compute_dot", result);
+    check_per_column("compute_dot", "result", result);
     check_workspace("compute_dot", workspace);
     LARCH_RUN_KERNEL(get_executor(), dense::compute_dot, *this, b, result, workspace);
     detail::complete_sums(*get_executor(), result.get_data(), get_size().cols);
@@ -317,7 +332,7 @@ void Dense<T>::compute_norm2(array<T>& result) const
 template <typename T>
 void Dense<T>::compute_norm2(array<T>& result, array<T>& workspace) const
 {
-    check_result("compute_norm2", result);
+    check_per_column("compute_norm2", "result", result);
     check_workspace("compute_norm2", workspace);
     LARCH_RUN_KERNEL(get_executor(), dense::compute_norm2, *this, result, workspace);
     detail::complete_norms(*get_executor(), result.get_data(), get_size().cols);
@@ -335,14 +350,14 @@ void Dense<T>::check_workspace(const char* operation, const array<T>& workspace)
 }
 
 template <typename T>
-void Dense<T>::check_result(const char* operation, const array<T>& result) const
+void Dense<T>::check_per_column(const char* operation, const char* name, const array<T>& values) const
 {
-    LARCH_ENSURE(result.get_size() == get_size().cols, DimensionMismatch,
-                 get_type_name() + "::" + operation + ": the result array has " +
-                     std::to_string(result.get_size()) + " entries but this matrix has " +
+    LARCH_ENSURE(values.get_size() == get_size().cols, DimensionMismatch,
+                 get_type_name() + "::" + operation + ": the " + name + " array has " +
+                     std::to_string(values.get_size()) + " entries but this matrix has " +
                      std::to_string(get_size().cols) + " columns");
-    LARCH_ENSURE(result.get_executor() && get_executor()->memory_accessible(*result.get_executor()), NotSupported,
-                 get_type_name() + "::" + operation + ": the result array does not live on " +
+    LARCH_ENSURE(values.get_executor() && get_executor()->memory_accessible(*values.get_executor()), NotSupported,
+                 get_type_name() + "::" + operation + ": the " + name + " array does not live on " +
                      get_executor()->get_name());
 }
 

@@ -22,6 +22,13 @@ LARCH_DECLARE_KERNEL(namespace dense {
     template <typename T>
     void add_scaled(const DefaultExecutor& exec, T alpha, const matrix::Dense<T>& b,
                     matrix::Dense<T>& x);
+    /// x(i, j) = alphas[j] * x(i, j)
+    template <typename T>
+    void scale_columns(const DefaultExecutor& exec, const array<T>& alphas, matrix::Dense<T>& x);
+    /// x(i, j) = x(i, j) + alphas[j] * b(i, j)
+    template <typename T>
+    void add_scaled_columns(const DefaultExecutor& exec, const array<T>& alphas, const matrix::Dense<T>& b,
+                            matrix::Dense<T>& x);
     /// x = alpha * x + b
     template <typename T>
     void scale_add(const DefaultExecutor& exec, T alpha, const matrix::Dense<T>& b,
@@ -185,6 +192,9 @@ constexpr int omega_zero = 5;
     template void scale<T>(const DefaultExecutor&, T, matrix::Dense<T>&);                          \
     template void add_scaled<T>(const DefaultExecutor&, T, const matrix::Dense<T>&,                \
                                 matrix::Dense<T>&);                                                \
+    template void scale_columns<T>(const DefaultExecutor&, const array<T>&, matrix::Dense<T>&);    \
+    template void add_scaled_columns<T>(const DefaultExecutor&, const array<T>&,                   \
+                                        const matrix::Dense<T>&, matrix::Dense<T>&);               \
     template void scale_add<T>(const DefaultExecutor&, T, const matrix::Dense<T>&,                 \
                                matrix::Dense<T>&);                                                 \
     template void combine<T>(const DefaultExecutor&, T, const matrix::Dense<T>&, T,                \

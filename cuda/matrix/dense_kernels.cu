@@ -24,7 +24,7 @@ using index64 = std::int64_t;
 
 // ---- element-wise updates: one thread per entry (grid-stride over rows * cols) ----------------------
 
-/// Applies `update(x_ij, b_ij)` to every entry of x; b is optional (nullptr: never read).
+/// Applies `update(x_ij, b_ij, j)` to every entry of x; b is optional (nullptr: never read).
 template <typename T, typename Update>
 struct UpdateEntries {
     T* x;
@@ -38,32 +38,45 @@ struct UpdateEntries {
     {
         const index64 row = i / cols;
         const index64 col = i % cols;
-        update(x[row * x_stride + col], b ? b[row * b_stride + col] : T{});
+        update(x[row * x_stride + col], b ? b[row * b_stride + col] : T{}, col);
     }
 };
 
 template <typename T>
 struct Assign {
     T value;
-    __device__ void operator()(T& x, T) const { x = value; }
+    __device__ void operator()(T& x, T, index64) const { x = value; }
 };
 
 template <typename T>
 struct Scale {
     T alpha;
-    __device__ void operator()(T& x, T) const { x *= alpha; }
+    __device__ void operator()(T& x, T, index64) const { x *= alpha; }
 };
 
 template <typename T>
 struct AddScaled {
     T alpha;
-    __device__ void operator()(T& x, T b) const { x += alpha * b; }
+    __device__ void operator()(T& x, T b, index64) const { x += alpha * b; }
+};
+
+/// The updates with a scalar per column (alphas on the device, one per column).
+template <typename T>
+struct ScaleColumns {
+    const T* alphas;
+    __device__ void operator()(T& x, T, index64 col) const { x *= alphas[col]; }
+};
+
+template <typename T>
+struct AddScaledColumns {
+    const T* alphas;
+    __device__ void operator()(T& x, T b, index64 col) const { x += alphas[col] * b; }
 };
 
 template <typename T>
 struct ScaleAdd {
     T alpha;
-    __device__ void operator()(T& x, T b) const { x = alpha * x + b; }
+    __device__ void operator()(T& x, T b, index64) const { x = alpha * x + b; }
 };
 
 /// x_ij = (alpha a_ij + beta b_ij) + gamma x_ij; gamma == 0 never reads x.
@@ -354,6 +367,20 @@ void add_scaled(const DefaultExecutor& exec, T alpha, const matrix::Dense<T>& b,
                 matrix::Dense<T>& x)
 {
     update_entries(exec, x, &b, AddScaled<T>{alpha}, "launch of dense::add_scaled");
+}
+
+template <typename T>
+void scale_columns(const DefaultExecutor& exec, const array<T>& alphas, matrix::Dense<T>& x)
+{
+    update_entries<T>(exec, x, nullptr, ScaleColumns<T>{alphas.get_const_data()}, "launch of dense::scale_columns");
+}
+
+template <typename T>
+void add_scaled_columns(const DefaultExecutor& exec, const array<T>& alphas, const matrix::Dense<T>& b,
+                        matrix::Dense<T>& x)
+{
+    update_entries(exec, x, &b, AddScaledColumns<T>{alphas.get_const_data()},
+                   "launch of dense::add_scaled_columns");
 }
 
 template <typename T>

@@ -48,6 +48,22 @@ void update_entries(matrix::Dense<T>& x, const matrix::Dense<T>* b, Op op)
     });
 }
 
+/// x(row, col) = op(x(row, col), b(row, col), alphas[col]) for every entry, in parallel over rows: the
+/// updates with a scalar per column.
+template <typename T, typename Op>
+void update_columns(matrix::Dense<T>& x, const matrix::Dense<T>* b, const array<T>& alphas, Op op)
+{
+    const auto cols = x.get_size().cols;
+    const auto alpha_values = alphas.get_const_data();
+    components::for_each_row(static_cast<std::ptrdiff_t>(x.get_size().rows), [&](std::ptrdiff_t row) {
+        auto x_row = x.get_values() + row * x.get_stride();
+        const T* b_row = b ? b->get_const_values() + row * b->get_stride() : nullptr;
+        for (size_type col = 0; col < cols; ++col) {
+            x_row[col] = op(x_row[col], b_row ? b_row[col] : T{}, alpha_values[col]);
+        }
+    });
+}
+
 /// x[i] = alpha a[i] + beta b[i] + gamma x[i] for i in [begin, end) (x is not read if gamma is 0). The
 /// scalars are parameters, not captured references, and gamma is tested outside the loops: both vectorize.
 template <typename T>
@@ -139,6 +155,19 @@ template <typename T>
 void add_scaled(const DefaultExecutor&, T alpha, const matrix::Dense<T>& b, matrix::Dense<T>& x)
 {
     update_entries(x, &b, [alpha](T x_entry, T b_entry) { return x_entry + alpha * b_entry; });
+}
+
+template <typename T>
+void scale_columns(const DefaultExecutor&, const array<T>& alphas, matrix::Dense<T>& x)
+{
+    update_columns<T>(x, nullptr, alphas, [](T x_entry, T, T alpha) { return alpha * x_entry; });
+}
+
+template <typename T>
+void add_scaled_columns(const DefaultExecutor&, const array<T>& alphas, const matrix::Dense<T>& b,
+                        matrix::Dense<T>& x)
+{
+    update_columns(x, &b, alphas, [](T x_entry, T b_entry, T alpha) { return x_entry + alpha * b_entry; });
 }
 
 template <typename T>

@@ -57,6 +57,28 @@ void add_scaled(const DefaultExecutor&, T alpha, const matrix::Dense<T>& b, matr
 }
 
 template <typename T>
+void scale_columns(const DefaultExecutor&, const array<T>& alphas, matrix::Dense<T>& x)
+{
+    for (size_type row = 0; row < x.get_size().rows; ++row) {
+        for (size_type col = 0; col < x.get_size().cols; ++col) {
+            x.get_values()[row * x.get_stride() + col] *= alphas.get_const_data()[col];
+        }
+    }
+}
+
+template <typename T>
+void add_scaled_columns(const DefaultExecutor&, const array<T>& alphas, const matrix::Dense<T>& b,
+                        matrix::Dense<T>& x)
+{
+    for (size_type row = 0; row < x.get_size().rows; ++row) {
+        for (size_type col = 0; col < x.get_size().cols; ++col) {
+            x.get_values()[row * x.get_stride() + col] +=
+                alphas.get_const_data()[col] * b.get_const_values()[row * b.get_stride() + col];
+        }
+    }
+}
+
+template <typename T>
 void scale_add(const DefaultExecutor&, T alpha, const matrix::Dense<T>& b, matrix::Dense<T>& x)
 {
     for (size_type row = 0; row < x.get_size().rows; ++row) {

@@ -120,6 +120,27 @@ TEST_P(DenseOnEveryExecutor, Blas1OperationsGiveExactValues)
 }
 
 template <typename V>
+void check_per_column_scalars(const std::shared_ptr<const larch::Executor>& exec)
+{
+    // A strided x (stride 4 for 3 columns), so that a kernel indexing by column without the stride fails.
+    auto x = Dense<V>::create(exec, dim2{2, 3}, 4);
+    x->copy_from(*Dense<V>::create(exec, {{1, 2, 3}, {4, 5, 6}}));
+    auto b = Dense<V>::create(exec, {{1, 1, 1}, {2, 2, 2}});
+    larch::array<V> alphas{exec, {2, 0, -1}};
+    x->scale(alphas);
+    larch::test::expect_dense_eq({{2, 0, -3}, {8, 0, -6}}, *x);
+    x->add_scaled(alphas, *b);
+    larch::test::expect_dense_eq({{4, 0, -4}, {12, 0, -8}}, *x);
+}
+
+TEST_P(DenseOnEveryExecutor, PerColumnScalarsGiveExactValues)
+{
+    LARCH_EXECUTOR_OR_SKIP(exec, GetParam());
+    check_per_column_scalars<float>(exec);
+    check_per_column_scalars<double>(exec);
+}
+
+template <typename V>
 void check_norm2_edge_cases(const std::shared_ptr<const larch::Executor>& exec)
 {
     // Squaring 3e30 (float) or 3e200 (double) overflows; the scaled norm does not.
@@ -346,6 +367,10 @@ TEST(DenseErrors, SizeMismatchNamesBothOperandsAndSizes)
     expect_contains(message, "Dense<double>::add_scaled: b is 3x1 but this matrix is 3x2");
     EXPECT_THROW(a->compute_dot(*b), larch::DimensionMismatch);
     EXPECT_THROW(a->copy_from(*b), larch::DimensionMismatch);
+    larch::array<double> three_alphas{exec, 3};
+    expect_contains(error_message_of([&] { a->scale(three_alphas); }),
+                    "Dense<double>::scale: the alphas array has 3 entries but this matrix has 2 columns");
+    EXPECT_THROW(a->add_scaled(three_alphas, *a), larch::DimensionMismatch);
 
     auto x = Dense<double>::create(exec, dim2{3, 1});
     const auto apply_message = error_message_of([&] { a->apply(b, x); });

@@ -79,6 +79,11 @@ public:
     void scale(T alpha);
     /// this = this + alpha * b.
     void add_scaled(T alpha, const Dense& b);
+    /// Column j of this times alphas[j]: a scalar per column (alphas on this executor, one per column; the
+    /// per-column scalars of Krylov methods that iterate several right-hand sides together).
+    void scale(const array<T>& alphas);
+    /// Column j of this plus alphas[j] times column j of b (alphas as in scale).
+    void add_scaled(const array<T>& alphas, const Dense& b);
     /// this = alpha * this + b (the update x = b + beta x of Krylov methods).
     void scale_add(T alpha, const Dense& b);
     /**
@@ -115,7 +120,8 @@ protected:
 
 private:
     void check_same_size(const char* operation, const Dense& other) const;
-    void check_result(const char* operation, const array<T>& result) const;
+    /// Checks an array of one entry per column on this executor (`name`: "result", "alphas").
+    void check_per_column(const char* operation, const char* name, const array<T>& values) const;
     void check_workspace(const char* operation, const array<T>& workspace) const;
 
     array<T> values_;
