@@ -69,7 +69,8 @@ IterationOutcome breakdown_outcome(int cause)
 }  // namespace
 
 template <typename T>
-std::vector<IterationOutcome> Bicgstab<T>::iterate_columns(matrix::Dense<T>& x, matrix::Dense<T>& r,
+std::vector<IterationOutcome> Bicgstab<T>::iterate_columns(const matrix::Dense<T>&, matrix::Dense<T>& x,
+                                                           matrix::Dense<T>& r,
                                                            const std::vector<IterationMonitor*>& monitors) const
 {
     namespace state_field = kernels::bicgstab_state;

@@ -62,7 +62,8 @@ IterationOutcome breakdown_outcome(double rho, double p_q)
 }  // namespace
 
 template <typename T>
-std::vector<IterationOutcome> Cg<T>::iterate_columns(matrix::Dense<T>& x, matrix::Dense<T>& r,
+std::vector<IterationOutcome> Cg<T>::iterate_columns(const matrix::Dense<T>&, matrix::Dense<T>& x,
+                                                     matrix::Dense<T>& r,
                                                      const std::vector<IterationMonitor*>& monitors) const
 {
     namespace state_field = kernels::cg_state;

@@ -383,8 +383,8 @@ template <typename T>
 IterationOutcome ColumnsTogetherSolver<T>::iterate(const vector_type& b, vector_type& x, vector_type& r,
                                                    double residual_norm, IterationMonitor& monitor) const
 {
-    (void)b, (void)residual_norm;
-    return this->iterate_columns(x, r, {&monitor}).front();
+    (void)residual_norm;
+    return this->iterate_columns(b, x, r, {&monitor}).front();
 }
 
 template <typename T>
@@ -412,7 +412,7 @@ void ColumnsTogetherSolver<T>::solve(const vector_type& b, vector_type& x,
         if (std::all_of(monitors.begin(), monitors.end(), [](IterationMonitor* m) { return m == nullptr; })) {
             break;
         }
-        const auto outcomes = this->iterate_columns(x, *r, monitors);
+        const auto outcomes = this->iterate_columns(b, x, *r, monitors);
         for (size_type col = 0; col < cols; ++col) {
             if (monitors[col]) {
                 this->end_iterate(columns[col], outcomes[col], *b.create_const_column_view(col),

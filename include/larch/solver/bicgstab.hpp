@@ -75,7 +75,8 @@ protected:
 
     /// All columns of x at once: one product with the n x k block per half step, each column with its own
     /// scalars on the executor.
-    std::vector<IterationOutcome> iterate_columns(matrix::Dense<T>& x, matrix::Dense<T>& r,
+    std::vector<IterationOutcome> iterate_columns(const matrix::Dense<T>& b, matrix::Dense<T>& x,
+                                                  matrix::Dense<T>& r,
                                                   const std::vector<IterationMonitor*>& monitors) const override;
 
 private:

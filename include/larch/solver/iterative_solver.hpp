@@ -290,8 +290,10 @@ protected:
     void solve(const vector_type& b, vector_type& x, std::vector<stop::Status>& statuses) const final;
 
     /// Iterates every column of x whose monitor is not null from r = b - A x on entry (the others stay as
-    /// they are); returns the outcome of each column.
-    virtual std::vector<IterationOutcome> iterate_columns(vector_type& x, vector_type& r,
+    /// they are); returns the outcome of each column. b is there for methods that restart from the true
+    /// residual (GMRES); the others need only r.
+    virtual std::vector<IterationOutcome> iterate_columns(const vector_type& b, vector_type& x,
+                                                          vector_type& r,
                                                           const std::vector<IterationMonitor*>& monitors) const = 0;
 };
 
