@@ -148,6 +148,12 @@ std::unique_ptr<const Dense<T>> Dense<T>::create_const_column_view(size_type col
 }
 
 template <typename T>
+std::unique_ptr<const Dense<T>> Dense<T>::create_const_columns_view(size_type first, size_type count) const
+{
+    return const_cast<Dense*>(this)->create_columns_view(first, count);
+}
+
+template <typename T>
 T Dense<T>::at(size_type row, size_type col) const
 {
     LARCH_ENSURE(get_executor()->is_host(), NotSupported,

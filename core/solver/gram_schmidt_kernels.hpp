@@ -1,25 +1,40 @@
-// Kernels of classical Gram-Schmidt over a Krylov basis stored as the rows of a Dense matrix: the projection
-// coefficients of a vector on every basis vector in one pass, and the removal of those components in one
-// pass. GMRES runs each twice per Arnoldi step (CGS2) instead of one dot product and update per basis vector.
+// Kernels of classical Gram-Schmidt over the Krylov basis of GMRES, for `cols` right-hand sides at once:
+// the projection coefficients of a vector on every basis vector in one pass, the removal of those components
+// in one pass, and the normalization of a new basis vector. GMRES runs the first two twice per Arnoldi step
+// (CGS2) instead of one dot product and update per basis vector.
+//
+// Layout: each row i of `basis` is basis vector i of every column, an n x cols row-major block (entry (k, c)
+// at basis(i, k * cols + c)): the memory of the n x cols Dense that A and the preconditioner were applied to.
+// With one column, row i is simply the vector (IDR's shadow space uses them so).
 #pragma once
 
 #include "core/base/kernel_dispatch.hpp"
 #include "core/components/instantiation.hpp"
+#include "larch/base/array.hpp"
 #include "larch/matrix/dense.hpp"
 
 namespace larch {
 namespace kernels {
 
+/// The most columns the Gram-Schmidt kernels take at once (a GPU thread block holds a row of all of them).
+constexpr size_type max_gram_schmidt_columns = 32;
+
 LARCH_DECLARE_KERNEL(namespace gram_schmidt {
-    /// coefficients(i, 0) = sum_k basis(i, k) * w(k, 0) for every row i of basis (basis is k x n, w n x 1,
-    /// coefficients k x 1 with stride 1).
+    /// coefficients(i, c) = sum_k basis(i, k * cols + c) * w(k, c) for every row i of basis and column c of
+    /// w (basis count x (n * cols), w n x cols with 1 <= cols <= max_gram_schmidt_columns, coefficients
+    /// count x cols with stride cols).
     template <typename T>
     void project(const DefaultExecutor& exec, const matrix::Dense<T>& basis, const matrix::Dense<T>& w,
                  matrix::Dense<T>& coefficients);
-    /// w(k, 0) -= sum_i coefficients(i, 0) * basis(i, k), the sum over i in order, for every k.
+    /// w(k, c) -= sum_i coefficients(i, c) * basis(i, k * cols + c), the sum over i in order, for every k, c.
     template <typename T>
     void subtract(const DefaultExecutor& exec, const matrix::Dense<T>& basis,
                   const matrix::Dense<T>& coefficients, matrix::Dense<T>& w);
+    /// v(k, c) = factors[c] * v(k, c), and v(k, c) = 0 wherever factors[c] == 0, even where v holds NaN or
+    /// Inf: a column that stops iterating gets zero basis vectors from then on, which the later steps keep
+    /// at zero without touching the other columns.
+    template <typename T>
+    void normalize(const DefaultExecutor& exec, const array<T>& factors, matrix::Dense<T>& v);
 })
 
 /// The explicit instantiations every backend's Gram-Schmidt kernel file ends with, written once inside
@@ -30,7 +45,8 @@ LARCH_DECLARE_KERNEL(namespace gram_schmidt {
     template void project<T>(const DefaultExecutor&, const matrix::Dense<T>&, const matrix::Dense<T>&,    \
                              matrix::Dense<T>&);                                                           \
     template void subtract<T>(const DefaultExecutor&, const matrix::Dense<T>&, const matrix::Dense<T>&,   \
-                              matrix::Dense<T>&)
+                              matrix::Dense<T>&);                                                          \
+    template void normalize<T>(const DefaultExecutor&, const array<T>&, matrix::Dense<T>&)
 
 }  // namespace kernels
 }  // namespace larch

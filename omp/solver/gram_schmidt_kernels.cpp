@@ -1,5 +1,6 @@
-// OpenMP Gram-Schmidt kernels: the projections as fixed-order sums (the reference's value up to 4,096 rows,
-// and the same on any number of threads), the update over the entries of w (in parallel for long vectors).
+// OpenMP Gram-Schmidt kernels: the projections as fixed-order sums, one per basis vector and column (the
+// reference's value up to 4,096 rows, and the same on any number of threads and for a column solved alone),
+// the updates over the rows of w (in parallel for long vectors).
 #include "core/solver/gram_schmidt_kernels.hpp"
 
 #include <cstddef>
@@ -16,11 +17,15 @@ template <typename T>
 void project(const DefaultExecutor&, const matrix::Dense<T>& basis, const matrix::Dense<T>& w,
              matrix::Dense<T>& coefficients)
 {
-    const auto n = static_cast<std::ptrdiff_t>(basis.get_size().cols);
+    const auto n = static_cast<std::ptrdiff_t>(w.get_size().rows);
+    const auto cols = w.get_size().cols;
     for (size_type i = 0; i < basis.get_size().rows; ++i) {
-        const auto row = basis.get_const_values() + i * basis.get_stride();
-        coefficients.get_values()[i] = components::fixed_order_sum<T>(
-            n, [&](std::ptrdiff_t k) { return row[k] * w.get_const_values()[k * w.get_stride()]; });
+        const auto vector = basis.get_const_values() + i * basis.get_stride();
+        for (size_type c = 0; c < cols; ++c) {
+            coefficients.get_values()[i * cols + c] = components::fixed_order_sum<T>(n, [&](std::ptrdiff_t k) {
+                return vector[k * cols + c] * w.get_const_values()[k * w.get_stride() + c];
+            });
+        }
     }
 }
 
@@ -28,14 +33,30 @@ template <typename T>
 void subtract(const DefaultExecutor&, const matrix::Dense<T>& basis, const matrix::Dense<T>& coefficients,
               matrix::Dense<T>& w)
 {
-    const auto n = static_cast<std::ptrdiff_t>(basis.get_size().cols);
+    const auto cols = w.get_size().cols;
     const auto count = basis.get_size().rows;
-    components::for_each_row(n, [&](std::ptrdiff_t k) {
-        T combination{};
-        for (size_type i = 0; i < count; ++i) {
-            combination += coefficients.get_const_values()[i] * basis.get_const_values()[i * basis.get_stride() + k];
+    components::for_each_row(static_cast<std::ptrdiff_t>(w.get_size().rows), [&](std::ptrdiff_t k) {
+        for (size_type c = 0; c < cols; ++c) {
+            T combination{};
+            for (size_type i = 0; i < count; ++i) {
+                combination += coefficients.get_const_values()[i * cols + c] *
+                               basis.get_const_values()[i * basis.get_stride() + k * cols + c];
+            }
+            w.get_values()[k * w.get_stride() + c] -= combination;
         }
-        w.get_values()[k * w.get_stride()] -= combination;
+    });
+}
+
+template <typename T>
+void normalize(const DefaultExecutor&, const array<T>& factors, matrix::Dense<T>& v)
+{
+    const auto cols = v.get_size().cols;
+    components::for_each_row(static_cast<std::ptrdiff_t>(v.get_size().rows), [&](std::ptrdiff_t k) {
+        for (size_type c = 0; c < cols; ++c) {
+            auto& entry = v.get_values()[k * v.get_stride() + c];
+            const auto factor = factors.get_const_data()[c];
+            entry = factor == T{} ? T{} : factor * entry;
+        }
     });
 }
 

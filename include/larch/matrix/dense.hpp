@@ -54,6 +54,7 @@ public:
     std::unique_ptr<const Dense> create_const_column_view(size_type col) const;
     /// A view of columns [first, first + count).
     std::unique_ptr<Dense> create_columns_view(size_type first, size_type count);
+    std::unique_ptr<const Dense> create_const_columns_view(size_type first, size_type count) const;
 
     T* get_values() noexcept { return values_.get_data(); }
     const T* get_const_values() const noexcept { return values_.get_const_data(); }

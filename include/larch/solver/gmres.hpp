@@ -3,6 +3,7 @@
 
 #include <memory>
 #include <string>
+#include <vector>
 
 #include "larch/solver/iterative_solver.hpp"
 
@@ -11,14 +12,19 @@ namespace solver {
 
 /**
  * GMRES(m) (Saad and Schultz) with Arnoldi by classical Gram-Schmidt twice (CGS2) and Givens rotations. The
- * Krylov basis is a Dense (m+1) x n on the executor whose rows are the basis vectors (contiguous); the
- * Hessenberg matrix, the rotations and the small triangular solve stay on the host. Per iteration j: one
- * apply of A and of the preconditioner, two passes over the j+1 basis vectors (each one projection kernel
- * h = V w and one update kernel w -= V^T h), one read-back of both passes' coefficients and one norm (two
- * host synchronizations instead of j+2); per cycle one GEMM for x += M^{-1} V y and a true residual. A zero subdiagonal (lucky breakdown) ends the cycle with the exact Krylov solution.
+ * columns of b iterate together, up to 32 at a time (more are solved in groups of 32), each with its own
+ * Hessenberg matrix, rotations and stop: the Krylov basis is a Dense (m+1) x (n * cols) on the executor whose
+ * row j holds basis vector j of every column as an n x cols block, so that A and the preconditioner apply to
+ * all columns at once. The Hessenberg matrices, the rotations and the small triangular solves stay on the
+ * host. Per iteration j: one apply of A and of the preconditioner to n x cols, two passes over the j+1 basis
+ * vectors (each one projection kernel h = V w and one update kernel w -= V^T h for every column), the norms
+ * of w, and one read-back of all of them; per cycle one combination x += M^{-1} V y and a true residual. A
+ * column that stops (its monitor, a breakdown, NaN) keeps the x it has at the end of that cycle and gets zero
+ * basis vectors from then on, so it no longer changes and cannot disturb the others. A zero subdiagonal (lucky
+ * breakdown) ends a column's cycle with the exact Krylov solution. Memory: (m + 1) n cols values of basis.
  */
 template <typename T>
-class Gmres : public IterativeSolver<T> {
+class Gmres : public ColumnsTogetherSolver<T> {
 public:
     class Factory;
     struct parameters_type : solver_parameters<parameters_type>,
@@ -52,10 +58,16 @@ protected:
     Gmres(std::shared_ptr<const Executor> exec, const parameters_type& parameters,
           std::shared_ptr<const LinOp> system_matrix);
 
-    IterationOutcome iterate(const matrix::Dense<T>& b, matrix::Dense<T>& x, matrix::Dense<T>& r,
-                             double residual_norm, IterationMonitor& monitor) const override;
+    std::vector<IterationOutcome> iterate_columns(const matrix::Dense<T>& b, matrix::Dense<T>& x,
+                                                  matrix::Dense<T>& r,
+                                                  const std::vector<IterationMonitor*>& monitors) const override;
 
 private:
+    /// iterate_columns on at most kernels::max_gram_schmidt_columns columns.
+    std::vector<IterationOutcome> iterate_group(const matrix::Dense<T>& b, matrix::Dense<T>& x,
+                                                matrix::Dense<T>& r,
+                                                const std::vector<IterationMonitor*>& monitors) const;
+
     parameters_type parameters_;
 };
 
