@@ -14,6 +14,7 @@
 #include "cuda/batch/gauss_huard.cuh"
 #include "cuda/batch/gauss_jordan.cuh"
 #include "cuda/components/launch.cuh"
+#include "cuda/components/sorted_columns.cuh"
 #include "cuda/components/warp.cuh"
 #include "cuda/preconditioner/supervariable_blocking.cuh"
 #include "larch/base/half.hpp"
@@ -36,21 +37,6 @@ __device__ __forceinline__ index64 block_of_row(const I* block_pointers, index64
         const auto middle = begin + (end - begin) / 2;
         if (static_cast<index64>(block_pointers[middle]) <= row) {
             begin = middle;
-        } else {
-            end = middle;
-        }
-    }
-    return begin;
-}
-
-/// The first position in [begin, end) of col_idxs (sorted) whose column is >= column (binary search).
-template <typename I>
-__device__ __forceinline__ index64 first_in_columns(const I* col_idxs, index64 begin, index64 end, index64 column)
-{
-    while (begin < end) {
-        const auto middle = begin + (end - begin) / 2;
-        if (static_cast<index64>(col_idxs[middle]) < column) {
-            begin = middle + 1;
         } else {
             end = middle;
         }

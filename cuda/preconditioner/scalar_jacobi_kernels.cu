@@ -7,6 +7,7 @@
 #include "cuda/base/runtime.hpp"
 #include "cuda/components/launch.cuh"
 #include "cuda/components/reduction.cuh"
+#include "cuda/components/sorted_columns.cuh"
 
 namespace larch {
 namespace kernels {
@@ -27,18 +28,9 @@ struct ExtractInverseDiagonal {
 
     __device__ void operator()(index64 row) const
     {
-        auto begin = static_cast<index64>(row_ptrs[row]);
-        auto end = static_cast<index64>(row_ptrs[row + 1]);
-        while (begin < end) {
-            const auto middle = begin + (end - begin) / 2;
-            if (static_cast<index64>(col_idxs[middle]) < row) {
-                begin = middle + 1;
-            } else {
-                end = middle;
-            }
-        }
-        const bool found = begin < static_cast<index64>(row_ptrs[row + 1]) &&
-                           static_cast<index64>(col_idxs[begin]) == row;
+        const auto end = static_cast<index64>(row_ptrs[row + 1]);
+        const auto begin = first_in_columns(col_idxs, static_cast<index64>(row_ptrs[row]), end, row);
+        const bool found = begin < end && static_cast<index64>(col_idxs[begin]) == row;
         const V diagonal = found ? values[begin] : V{};
         const bool is_zero = diagonal == V{};
         inverse_diagonal[row] = is_zero ? V{1} : V{1} / diagonal;
