@@ -113,9 +113,6 @@ CaseResult run_batch_gauss_huard(const CaseContext& context)
     auto factors = batch::Dense<V>::create_with_layout_of(exec, a);
     array<std::int32_t> pivots{exec, num_rows};
     array<std::int32_t> info{exec, a.get_num_items()};
-    const auto reset_x_to_b = [&] {
-        exec->copy_from(*exec, num_rows * sizeof(V), b->get_const_values(), x->get_values());
-    };
     const auto factorize_kernel = [&] {
         LARCH_RUN_KERNEL(exec, batch_dense::gauss_huard_factorize, a, *factors, pivots.get_data(),
                          info.get_data(), transposed);

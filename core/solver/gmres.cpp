@@ -129,8 +129,10 @@ std::vector<IterationOutcome> Gmres<T>::iterate_columns(const matrix::Dense<T>& 
                                                         matrix::Dense<T>& r,
                                                         const std::vector<IterationMonitor*>& monitors) const
 {
+    static_assert(max_columns_together <= kernels::max_gram_schmidt_columns,
+                  "a group of columns must fit the Gram-Schmidt kernels");
     const auto cols = monitors.size();
-    const auto group_size = kernels::max_gram_schmidt_columns;
+    const auto group_size = max_columns_together;
     if (cols <= group_size) {
         return iterate_group(b, x, r, monitors);
     }

@@ -12,7 +12,7 @@ namespace solver {
 
 /**
  * GMRES(m) (Saad and Schultz) with Arnoldi by classical Gram-Schmidt twice (CGS2) and Givens rotations. The
- * columns of b iterate together, up to 32 at a time (more are solved in groups of 32), each with its own
+ * columns of b iterate together, up to max_columns_together (32) at a time (more in groups), each with its own
  * Hessenberg matrix, rotations and stop: the Krylov basis is a Dense (m+1) x (n * cols) on the executor whose
  * row j holds basis vector j of every column as an n x cols block, so that A and the preconditioner apply to
  * all columns at once. The Hessenberg matrices, the rotations and the small triangular solves stay on the
@@ -43,6 +43,9 @@ public:
         using EnableFactory<Gmres, parameters_type, SolverFactory<T>>::EnableFactory;
     };
 
+    /// The most columns of b that iterate together; more are solved in groups of this many.
+    static constexpr size_type max_columns_together = 32;
+
     static parameters_type build() { return {}; }
     /// Throws BadInput (restart 0, unbounded criteria, null operands), DimensionMismatch (non-square A).
     static std::unique_ptr<Gmres> create(std::shared_ptr<const Executor> exec,
@@ -63,7 +66,7 @@ protected:
                                                   const std::vector<IterationMonitor*>& monitors) const override;
 
 private:
-    /// iterate_columns on at most kernels::max_gram_schmidt_columns columns.
+    /// iterate_columns on at most max_columns_together columns.
     std::vector<IterationOutcome> iterate_group(const matrix::Dense<T>& b, matrix::Dense<T>& x,
                                                 matrix::Dense<T>& r,
                                                 const std::vector<IterationMonitor*>& monitors) const;
