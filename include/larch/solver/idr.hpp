@@ -17,17 +17,27 @@ namespace solver {
  * [-1, 1) from a counter-based generator with the seed `seed` (the same bits on every backend), then
  * orthonormalized there by classical Gram-Schmidt twice, so every executor starts from the same P up to the
  * rounding of that orthonormalization, and generation costs a few passes over P instead of host work and a
- * copy; s larger than n is reduced to n. Reproducibility: a solve repeated on one executor gives the same iterates and iteration
- * count (omp sums its reductions in fixed chunks, whatever the thread count), but executors differ in the
- * order of their sums (reference sequentially, omp by chunks, GPUs by blocks), so their iterates differ by
- * rounding, which IDR amplifies: iteration counts may differ between executors (by a few percent on
- * sherman1 at a relative residual of 1e-9). Per s+1 iterations: s+1 applies of A and of the preconditioner,
- * O(s^2) reductions and vector updates. omega uses the "maintaining the convergence" choice with `kappa` (default 0.7).
- * Breakdowns (p_k^T g_k = 0, A M^{-1} r = 0, omega = 0) stop the loop and the driver restarts from the
- * true residual.
+ * copy; s larger than n is reduced to n. Reproducibility: a solve repeated on one executor gives the same
+ * iterates and iteration count (omp sums its reductions in fixed chunks, whatever the thread count), but
+ * executors differ in the order of their sums (reference sequentially, omp by chunks, GPUs by blocks), so
+ * their iterates differ by rounding, which IDR amplifies: iteration counts may differ between executors (by
+ * a few percent on sherman1 at a relative residual of 1e-9). Per s+1 iterations: s+1 applies of A and of
+ * the preconditioner, O(s^2) vector updates and reductions; the products with the shadow space
+ * (p_i^T g_k, i = k..s) are one product P^T G of Dense (a GEMM), the other reductions Dense's dots and norms.
+ * omega uses the "maintaining the convergence" choice with `kappa` (default 0.7).
+ * Several right-hand sides iterate together: one apply of A and of the preconditioner on the n x cols
+ * block per step, every update a Dense operation with one scalar per column, and one P shared by all
+ * columns; the s x s systems (m, f, c) and omega stay on the host, one set per column, and each step reads
+ * its per-column reductions back in one transfer (about (s^2 + 3s)/2 + 3 reads per s+1 iterations, whatever
+ * the number of columns). A column that stops (its monitor, a breakdown, NaN/Inf) is frozen: its scalars are
+ * zero from then on, its vectors are cleared, and its x keeps the value it had, so each column ends with the
+ * x, iteration count and status of solving it alone (bit for bit where A, M and the kernels treat columns
+ * independently, as larch's do on reference and omp).
+ * Breakdowns (p_k^T g_k = 0, A M^{-1} r = 0, omega = 0) stop the column and the driver restarts it from the
+ * true residual; a NaN or Inf in p_i^T g_k, ||A M^{-1} r|| or t^T r stops it as non_finite.
  */
 template <typename T>
-class Idr : public IterativeSolver<T> {
+class Idr : public ColumnsTogetherSolver<T> {
 public:
     class Factory;
     struct parameters_type : solver_parameters<parameters_type>,
@@ -76,8 +86,11 @@ protected:
     Idr(std::shared_ptr<const Executor> exec, const parameters_type& parameters,
         std::shared_ptr<const LinOp> system_matrix);
 
-    IterationOutcome iterate(const matrix::Dense<T>& b, matrix::Dense<T>& x, matrix::Dense<T>& r,
-                             double residual_norm, IterationMonitor& monitor) const override;
+    /// All columns of x at once: one product with the n x cols block per step, each column with its own
+    /// scalars on the host.
+    std::vector<IterationOutcome> iterate_columns(const matrix::Dense<T>& b, matrix::Dense<T>& x,
+                                                  matrix::Dense<T>& r,
+                                                  const std::vector<IterationMonitor*>& monitors) const override;
 
 private:
     parameters_type parameters_;
