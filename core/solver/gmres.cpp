@@ -125,31 +125,15 @@ struct ArnoldiColumn {
 }  // namespace
 
 template <typename T>
-std::vector<IterationOutcome> Gmres<T>::iterate_columns(const matrix::Dense<T>& b, matrix::Dense<T>& x,
-                                                        matrix::Dense<T>& r,
-                                                        const std::vector<IterationMonitor*>& monitors) const
+size_type Gmres<T>::get_max_columns_together() const
 {
     static_assert(max_columns_together <= kernels::max_gram_schmidt_columns,
                   "a group of columns must fit the Gram-Schmidt kernels");
-    const auto cols = monitors.size();
-    const auto group_size = max_columns_together;
-    if (cols <= group_size) {
-        return iterate_group(b, x, r, monitors);
-    }
-    std::vector<IterationOutcome> outcomes;
-    for (size_type first = 0; first < cols; first += group_size) {
-        const auto count = std::min(group_size, cols - first);
-        const std::vector<IterationMonitor*> group(monitors.begin() + first, monitors.begin() + first + count);
-        const auto group_outcomes = iterate_group(*b.create_const_columns_view(first, count),
-                                                  *x.create_columns_view(first, count),
-                                                  *r.create_columns_view(first, count), group);
-        outcomes.insert(outcomes.end(), group_outcomes.begin(), group_outcomes.end());
-    }
-    return outcomes;
+    return max_columns_together;
 }
 
 template <typename T>
-std::vector<IterationOutcome> Gmres<T>::iterate_group(const matrix::Dense<T>& b, matrix::Dense<T>& x,
+std::vector<IterationOutcome> Gmres<T>::iterate_columns(const matrix::Dense<T>& b, matrix::Dense<T>& x,
                                                       matrix::Dense<T>& r,
                                                       const std::vector<IterationMonitor*>& monitors) const
 {

@@ -5,7 +5,8 @@
 //
 // Layout: each row i of `basis` is basis vector i of every column, an n x cols row-major block (entry (k, c)
 // at basis(i, k * cols + c)): the memory of the n x cols Dense that A and the preconditioner were applied to.
-// With one column, row i is simply the vector (IDR's shadow space uses them so).
+// project also takes a basis of n columns whose vectors every column shares (entry (k, c) at basis(i, k):
+// IDR's shadow space). With one column both are simply the vectors as rows.
 #pragma once
 
 #include "core/base/kernel_dispatch.hpp"
@@ -22,7 +23,7 @@ constexpr size_type max_gram_schmidt_columns = 32;
 LARCH_DECLARE_KERNEL(namespace gram_schmidt {
     /// coefficients(i, c) = sum_k basis(i, k * cols + c) * w(k, c) for every row i of basis and column c of
     /// w (basis count x (n * cols), w n x cols with 1 <= cols <= max_gram_schmidt_columns, coefficients
-    /// count x cols with stride cols).
+    /// count x cols with stride cols); sum_k basis(i, k) * w(k, c) for a shared basis (count x n).
     template <typename T>
     void project(const DefaultExecutor& exec, const matrix::Dense<T>& basis, const matrix::Dense<T>& w,
                  matrix::Dense<T>& coefficients);

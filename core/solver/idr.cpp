@@ -131,6 +131,12 @@ IterationOutcome non_finite_outcome(const char* what)
 }  // namespace
 
 template <typename T>
+size_type Idr<T>::get_max_columns_together() const
+{
+    return kernels::max_gram_schmidt_columns;
+}
+
+template <typename T>
 std::vector<IterationOutcome> Idr<T>::iterate_columns(const matrix::Dense<T>&, matrix::Dense<T>& x,
                                                       matrix::Dense<T>& r,
                                                       const std::vector<IterationMonitor*>& monitors) const
@@ -183,9 +189,9 @@ std::vector<IterationOutcome> Idr<T>::iterate_columns(const matrix::Dense<T>&, m
     auto coefficient_row = [&](size_type row) {
         return array<T>::view(exec, cols, coefficients.get_data() + row * cols);
     };
-    // p_i^T w for i = first..first+count-1 and every column of w: one product P(:, first..)^T W into rows
-    // 0..count-1 of `products`, completed over a distributed solve's processes (GEMM sums each entry in
-    // the same order for one column as for many, so a column in a block gets the bits it gets alone).
+    // p_i^T w for i = first..first+count-1 and every column of w: one projection on the shared shadow
+    // vectors (a parallel reduction per product, each column summed as when alone) into rows 0..count-1 of
+    // `products`, completed over a distributed solve's processes.
     auto shadow_products = [&](size_type first, size_type count, const Dense& w) {
         const auto stride = shadow_rows_->get_stride();
         const auto first_row = shadow_rows_->get_values() + first * stride;
@@ -193,7 +199,7 @@ std::vector<IterationOutcome> Idr<T>::iterate_columns(const matrix::Dense<T>&, m
                                           array<T>::view(exec, (count - 1) * stride + rows, first_row), stride);
         auto result = Dense::create(exec, dim2{count, cols},
                                     array<T>::view(exec, count * cols, products.get_data()), cols);
-        shadow->apply(w, *result);
+        LARCH_RUN_KERNEL(exec, gram_schmidt::project, *shadow, w, *result);
         detail::complete_sums(*exec, products.get_data(), count * cols);
         return read_products(count);
     };

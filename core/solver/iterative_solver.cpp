@@ -412,7 +412,7 @@ void ColumnsTogetherSolver<T>::solve(const vector_type& b, vector_type& x,
         if (std::all_of(monitors.begin(), monitors.end(), [](IterationMonitor* m) { return m == nullptr; })) {
             break;
         }
-        const auto outcomes = this->iterate_columns(b, x, *r, monitors);
+        const auto outcomes = iterate_in_groups(b, x, *r, monitors);
         for (size_type col = 0; col < cols; ++col) {
             if (monitors[col]) {
                 this->end_iterate(columns[col], outcomes[col], *b.create_const_column_view(col),
@@ -426,6 +426,27 @@ void ColumnsTogetherSolver<T>::solve(const vector_type& b, vector_type& x,
         this->report_column_end(columns[col], seconds);
         statuses[col] = std::move(columns[col].status);
     }
+}
+
+template <typename T>
+std::vector<IterationOutcome> ColumnsTogetherSolver<T>::iterate_in_groups(
+    const vector_type& b, vector_type& x, vector_type& r, const std::vector<IterationMonitor*>& monitors) const
+{
+    const auto cols = monitors.size();
+    const auto group_size = get_max_columns_together();
+    if (cols <= group_size) {
+        return this->iterate_columns(b, x, r, monitors);
+    }
+    std::vector<IterationOutcome> outcomes;
+    for (size_type first = 0; first < cols; first += group_size) {
+        const auto count = std::min(group_size, cols - first);
+        const std::vector<IterationMonitor*> group(monitors.begin() + first, monitors.begin() + first + count);
+        const auto group_outcomes = this->iterate_columns(*b.create_const_columns_view(first, count),
+                                                          *x.create_columns_view(first, count),
+                                                          *r.create_columns_view(first, count), group);
+        outcomes.insert(outcomes.end(), group_outcomes.begin(), group_outcomes.end());
+    }
+    return outcomes;
 }
 
 #define LARCH_INSTANTIATE_ITERATIVE_SOLVER(T) \

@@ -25,14 +25,15 @@ using index64 = std::int64_t;
 constexpr int project_chunk = 8;
 
 /// Stage 1: a block takes the (row, column) entries of `slots` consecutive rows at a time, thread t always
-/// column t % cols (the block uses slots * cols of its threads), and sums basis(i, k * cols + c) w(k, c) over
-/// its grid-stride share of the rows k for the basis vectors i of chunk blockIdx.y; the sums of one column
-/// are then combined over the slots by a tree in shared memory (a fixed order for any column count).
+/// column t % cols (the block uses slots * cols of its threads), and sums basis(i, k * row_step + c *
+/// col_step) w(k, c) over its grid-stride share of the rows k for the basis vectors i of chunk blockIdx.y
+/// (row_step cols and col_step 1 for interleaved columns, 1 and 0 for a shared basis); the sums of one
+/// column are then combined over the slots by a tree in shared memory (a fixed order for any column count).
 /// partials[(i * cols + c) * gridDim.x + blockIdx.x].
 template <typename T>
 __global__ void __launch_bounds__(reduction_block_size)
-    project_partial(index64 n, int cols, index64 count, const T* basis, index64 basis_stride, const T* w,
-                    index64 w_stride, T* partials)
+    project_partial(index64 n, int cols, index64 row_step, index64 col_step, index64 count, const T* basis,
+                    index64 basis_stride, const T* w, index64 w_stride, T* partials)
 {
     const int slots = reduction_block_size / cols;
     const int slot = static_cast<int>(threadIdx.x) / cols;
@@ -42,7 +43,7 @@ __global__ void __launch_bounds__(reduction_block_size)
     if (slot < slots) {
         for (index64 k = index64{blockIdx.x} * slots + slot; k < n; k += index64{gridDim.x} * slots) {
             const T w_k = w[k * w_stride + col];
-            const index64 entry = k * cols + col;
+            const index64 entry = k * row_step + col * col_step;
 #pragma unroll
             for (int c = 0; c < project_chunk; ++c) {
                 if (first + c < count) {
@@ -134,7 +135,9 @@ void project(const DefaultExecutor& exec, const matrix::Dense<T>& basis, const m
     array<T> partials{exec.shared_from_this(), static_cast<size_type>(row_blocks * outputs)};
     const dim3 grid(static_cast<unsigned>(row_blocks),
                     static_cast<unsigned>(ceildiv(count, index64{project_chunk})));
-    project_partial<<<grid, reduction_block_size>>>(n, static_cast<int>(cols), count, basis.get_const_values(),
+    const bool shared = static_cast<index64>(basis.get_size().cols) == n;
+    project_partial<<<grid, reduction_block_size>>>(n, static_cast<int>(cols), shared ? 1 : cols, shared ? 0 : 1,
+                                                    count, basis.get_const_values(),
                                                     static_cast<index64>(basis.get_stride()), w.get_const_values(),
                                                     static_cast<index64>(w.get_stride()), partials.get_data());
     LARCH_LAUNCH_CHECK("gram_schmidt::project_partial");

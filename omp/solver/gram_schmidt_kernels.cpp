@@ -19,11 +19,15 @@ void project(const DefaultExecutor&, const matrix::Dense<T>& basis, const matrix
 {
     const auto n = static_cast<std::ptrdiff_t>(w.get_size().rows);
     const auto cols = w.get_size().cols;
+    // Entry (k, c) of a basis vector at k * row_step + c * col_step: interleaved columns or one shared vector.
+    const bool shared = basis.get_size().cols == w.get_size().rows;
+    const auto row_step = static_cast<std::ptrdiff_t>(shared ? 1 : cols);
+    const auto col_step = shared ? 0 : 1;
     for (size_type i = 0; i < basis.get_size().rows; ++i) {
         const auto vector = basis.get_const_values() + i * basis.get_stride();
         for (size_type c = 0; c < cols; ++c) {
             coefficients.get_values()[i * cols + c] = components::fixed_order_sum<T>(n, [&](std::ptrdiff_t k) {
-                return vector[k * cols + c] * w.get_const_values()[k * w.get_stride() + c];
+                return vector[k * row_step + c * col_step] * w.get_const_values()[k * w.get_stride() + c];
             });
         }
     }

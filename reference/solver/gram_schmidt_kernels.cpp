@@ -13,12 +13,16 @@ void project(const DefaultExecutor&, const matrix::Dense<T>& basis, const matrix
 {
     const auto n = w.get_size().rows;
     const auto cols = w.get_size().cols;
+    // Entry (k, c) of a basis vector at k * row_step + c * col_step: interleaved columns or one shared vector.
+    const bool shared = basis.get_size().cols == n;
+    const auto row_step = shared ? 1 : cols;
+    const auto col_step = shared ? 0 : 1;
     for (size_type i = 0; i < basis.get_size().rows; ++i) {
         const auto vector = basis.get_const_values() + i * basis.get_stride();
         for (size_type c = 0; c < cols; ++c) {
             T sum{};
             for (size_type k = 0; k < n; ++k) {
-                sum += vector[k * cols + c] * w.get_const_values()[k * w.get_stride() + c];
+                sum += vector[k * row_step + c * col_step] * w.get_const_values()[k * w.get_stride() + c];
             }
             coefficients.get_values()[i * cols + c] = sum;
         }

@@ -34,6 +34,17 @@ TEST_P(GramSchmidtKernels, ProjectAndSubtractGiveExactValuesOnIntegers)
     larch::test::expect_dense_eq({{-12}, {-58}, {-47}}, *w);
 }
 
+TEST_P(GramSchmidtKernels, ProjectOnABasisSharedByEveryColumn)
+{
+    LARCH_EXECUTOR_OR_SKIP(exec, GetParam());
+    // basis rows (1 0 2), (0 3 1) for both columns of w = (4 5 6 | 1 1 1): (16, 21) and (3, 4).
+    auto basis = larch::test::create_dense<double>(exec, dim2{2, 3}, {1, 0, 2, 0, 3, 1}, 4);
+    auto w = Dense::create(exec, {{4, 1}, {5, 1}, {6, 1}});
+    auto coefficients = Dense::create(exec, dim2{2, 2});
+    LARCH_RUN_KERNEL(exec, gram_schmidt::project, *basis, *w, *coefficients);
+    larch::test::expect_dense_eq({{16, 3}, {21, 4}}, *coefficients);
+}
+
 TEST_P(GramSchmidtKernels, MatchLongDoubleSumsOnARandomBasis)
 {
     LARCH_EXECUTOR_OR_SKIP(exec, GetParam());

@@ -65,11 +65,9 @@ protected:
                                                   matrix::Dense<T>& r,
                                                   const std::vector<IterationMonitor*>& monitors) const override;
 
+    size_type get_max_columns_together() const override;
+
 private:
-    /// iterate_columns on at most max_columns_together columns.
-    std::vector<IterationOutcome> iterate_group(const matrix::Dense<T>& b, matrix::Dense<T>& x,
-                                                matrix::Dense<T>& r,
-                                                const std::vector<IterationMonitor*>& monitors) const;
 
     parameters_type parameters_;
 };

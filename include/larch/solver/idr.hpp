@@ -23,9 +23,10 @@ namespace solver {
  * their iterates differ by rounding, which IDR amplifies: iteration counts may differ between executors (by
  * a few percent on sherman1 at a relative residual of 1e-9). Per s+1 iterations: s+1 applies of A and of
  * the preconditioner, O(s^2) vector updates and reductions; the products with the shadow space
- * (p_i^T g_k, i = k..s) are one product P^T G of Dense (a GEMM), the other reductions Dense's dots and norms.
+ * (p_i^T g_k, i = k..s) are one projection kernel on P for every column (gram_schmidt::project: a parallel
+ * reduction per product), the other reductions Dense's dots and norms.
  * omega uses the "maintaining the convergence" choice with `kappa` (default 0.7).
- * Several right-hand sides iterate together: one apply of A and of the preconditioner on the n x cols
+ * Several right-hand sides iterate together (up to 32, more in groups of 32): one apply of A and of the preconditioner on the n x cols
  * block per step, every update a Dense operation with one scalar per column, and one P shared by all
  * columns; the s x s systems (m, f, c) and omega stay on the host, one set per column, and each step reads
  * its per-column reductions back in one transfer (about (s^2 + 3s)/2 + 3 reads per s+1 iterations, whatever
@@ -91,6 +92,8 @@ protected:
     std::vector<IterationOutcome> iterate_columns(const matrix::Dense<T>& b, matrix::Dense<T>& x,
                                                   matrix::Dense<T>& r,
                                                   const std::vector<IterationMonitor*>& monitors) const override;
+    /// The Gram-Schmidt kernels' limit: more columns iterate in groups of this many.
+    size_type get_max_columns_together() const override;
 
 private:
     parameters_type parameters_;

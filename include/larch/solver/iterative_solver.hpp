@@ -3,6 +3,7 @@
 #pragma once
 
 #include <chrono>
+#include <limits>
 #include <memory>
 #include <mutex>
 #include <string>
@@ -139,11 +140,11 @@ struct IterationOutcome {
 };
 
 /**
- * A Krylov solver for A x = b as a LinOp: `apply(b, x)` solves with x as the initial guess, column by column
- * (Cg and Bicgstab iterate all columns together, each ending as if solved alone);
- * `apply(alpha, b, beta, x)` sets x = alpha A^{-1} b + beta x. Runs on every executor through Dense BLAS-1
- * and the system matrix's apply; scalars live on the host (one synchronization per reduction), except in
- * Cg and Bicgstab, which keep them on the executor and read them once every few iterations.
+ * A Krylov solver for A x = b as a LinOp: `apply(b, x)` solves with x as the initial guess (Cg, Bicgstab,
+ * Gmres and Idr iterate all columns together, each ending as if solved alone; the driver alone solves one
+ * column after another); `apply(alpha, b, beta, x)` sets x = alpha A^{-1} b + beta x. Runs on every
+ * executor through Dense BLAS-1 and the system matrix's apply; Cg and Bicgstab keep their scalars on the
+ * executor and read them once every few iterations, Gmres and Idr read their reductions back once per step.
  *
  * Thread safety: apply may be called from several threads at once on one solver (with distinct x): the
  * solver's own state is read-only after generate, and each apply records its statuses under a lock when it
@@ -274,10 +275,11 @@ private:
 };
 
 /**
- * An IterativeSolver whose iteration runs on all columns of b at once (Cg, Bicgstab): solve() begins every
- * column, then runs rounds of iterate_columns over the columns that may still iterate, each from its true
- * residual (end_iterate restarts or finishes every column iterated), and reports every column's end; the
- * one-column iterate() is iterate_columns on that column alone.
+ * An IterativeSolver whose iteration runs on all columns of b at once (Cg, Bicgstab, Gmres, Idr): solve()
+ * begins every column, then runs rounds of iterate_columns over the columns that may still iterate, each from
+ * its true residual (end_iterate restarts or finishes every column iterated), and reports every column's end;
+ * the one-column iterate() is iterate_columns on that column alone. A solver may take at most
+ * get_max_columns_together() columns per call: the others wait for the next group.
  */
 template <typename T>
 class ColumnsTogetherSolver : public IterativeSolver<T> {
@@ -295,6 +297,14 @@ protected:
     virtual std::vector<IterationOutcome> iterate_columns(const vector_type& b, vector_type& x,
                                                           vector_type& r,
                                                           const std::vector<IterationMonitor*>& monitors) const = 0;
+    /// The most columns one iterate_columns call takes; solve() hands more to it in groups of this many
+    /// (every column, by default).
+    virtual size_type get_max_columns_together() const { return std::numeric_limits<size_type>::max(); }
+
+private:
+    /// iterate_columns on consecutive groups of at most get_max_columns_together() columns.
+    std::vector<IterationOutcome> iterate_in_groups(const vector_type& b, vector_type& x, vector_type& r,
+                                                    const std::vector<IterationMonitor*>& monitors) const;
 };
 
 /**
