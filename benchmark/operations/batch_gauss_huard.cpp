@@ -179,6 +179,9 @@ CaseResult run_batch_gauss_huard(const CaseContext& context)
         if (!factorize) {
             cublas.getrf();
         }
+        const auto reset_x_to_b = [&] {
+            exec->copy_from(*exec, num_rows * sizeof(V), b->get_const_values(), x->get_values());
+        };
         reset_x_to_b();
         Measurement measurement{
             std::string{"cuBLAS "} + (factorize ? "getrf" : "") + (factorize && solve ? "+" : "") +
