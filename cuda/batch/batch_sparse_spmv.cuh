@@ -283,7 +283,10 @@ __device__ void scale_item_x(int rows, const Operands<T>& op, T* item_x)
  * the block's 32-lane groups in turn, each in chunks of 32: lane l takes nonzero chunk + l, its row from
  * the functor `row_of_segment(s)` returns (called with increasing nonzeros), a segmented scan keyed by
  * the row sums each run of equal rows, and the run's last lane adds alpha * sum to x. Lanes past the
- * end carry key -1 and product 0, so they form their own run that writes nothing.
+ * end carry key -1 and product 0, so they form their own run that writes nothing. A group loads two
+ * chunks before it scans either, so that two chunks' loads are in flight per warp: with one chunk's loads,
+ * then its scan and atomics, the kernels waited on memory (H100, 10,000 items of the shared matrices:
+ * balanced 0.676 -> 0.612 ms in double and 0.602 -> 0.528 ms in float, COO 0.698 -> 0.489 ms in float).
  */
 template <typename T, typename I, typename RowOfSegment>
 __device__ void accumulate_row_runs(int nnz, const T* values, const I* col_idxs,
@@ -292,6 +295,7 @@ __device__ void accumulate_row_runs(int nnz, const T* values, const I* col_idxs,
 {
     constexpr int group = SparsePolicy::group_size;
     constexpr int segments = SparsePolicy::segments;
+    constexpr int chunks_per_step = 2;
     const int lane = warp::rank<group>();
     const int num_groups = blockDim.x / group;
     for (int segment = warp::subwarp_id_in_block<group>(); segment < segments;
@@ -299,17 +303,28 @@ __device__ void accumulate_row_runs(int nnz, const T* values, const I* col_idxs,
         const int begin = static_cast<int>(std::int64_t{segment} * nnz / segments);
         const int end = static_cast<int>(std::int64_t{segment + 1} * nnz / segments);
         auto row_of = row_of_segment(segment);
-        for (int chunk = begin; chunk < end; chunk += group) {
-            const int nz = chunk + lane;
-            const bool active = nz < end;
-            const int row = active ? static_cast<int>(row_of(nz)) : -1;
-            const int next_row = warp::shuffle_down<group>(row, 1);
-            const bool last_of_run = lane == group - 1 || next_row != row;
-            for (int rhs = 0; rhs < op.num_rhs; ++rhs) {
-                const T product = active ? values[nz] * item_b[col_idxs[nz] * op.num_rhs + rhs] : T{};
-                const T run_sum = warp::segmented_inclusive_scan<group>(product, row, warp::Sum{});
-                if (active && last_of_run) {
-                    atomic_add(item_x + std::int64_t{row} * op.num_rhs + rhs, op.alpha * run_sum);
+        for (int step = begin; step < end; step += chunks_per_step * group) {
+            T value[chunks_per_step];
+            I col[chunks_per_step];
+            int row[chunks_per_step];
+#pragma unroll
+            for (int c = 0; c < chunks_per_step; ++c) {
+                const int nz = step + c * group + lane;
+                const bool active = nz < end;
+                value[c] = active ? values[nz] : T{};
+                col[c] = active ? col_idxs[nz] : I{};
+                row[c] = active ? static_cast<int>(row_of(nz)) : -1;
+            }
+#pragma unroll
+            for (int c = 0; c < chunks_per_step; ++c) {
+                const int next_row = warp::shuffle_down<group>(row[c], 1);
+                const bool last_of_run = lane == group - 1 || next_row != row[c];
+                for (int rhs = 0; rhs < op.num_rhs; ++rhs) {
+                    const T product = row[c] >= 0 ? value[c] * item_b[col[c] * op.num_rhs + rhs] : T{};
+                    const T run_sum = warp::segmented_inclusive_scan<group>(product, row[c], warp::Sum{});
+                    if (row[c] >= 0 && last_of_run) {
+                        atomic_add(item_x + std::int64_t{row[c]} * op.num_rhs + rhs, op.alpha * run_sum);
+                    }
                 }
             }
         }
