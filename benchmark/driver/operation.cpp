@@ -1,6 +1,7 @@
 // The operation registry and the timing loop shared by every operation.
 #include "benchmark/driver/operation.hpp"
 
+#include <chrono>
 #include <map>
 
 namespace larch {
@@ -30,10 +31,20 @@ CaseContext::CaseContext(const Fields& fields, std::shared_ptr<const Executor> e
 
 std::vector<double> CaseContext::time(const std::function<void()>& work) const
 {
-    for (int i = 0; i < warmup_; ++i) {
+    // At least minimum_warmup_seconds of warm-up runs (when any are asked for): a GPU that idled through
+    // the case's host-side setup runs at a lower clock for a while, and three runs of a 0.6 ms kernel
+    // were not enough (H100: a batched SpMV measured 1.86x slower than the identical launch measured in
+    // the next case).
+    constexpr double minimum_warmup_seconds = 0.05;
+    const auto warmup_start = std::chrono::steady_clock::now();
+    const auto warmed = [&] {
+        return std::chrono::duration<double>(std::chrono::steady_clock::now() - warmup_start).count() >=
+               minimum_warmup_seconds;
+    };
+    for (int i = 0; i < warmup_ || (warmup_ > 0 && !warmed()); ++i) {
         work();
+        exec_->synchronize();
     }
-    exec_->synchronize();
     std::vector<double> seconds;
     seconds.reserve(repetitions_);
     for (int i = 0; i < repetitions_; ++i) {

@@ -63,8 +63,9 @@ public:
     /// Where matrix files named by relative paths are found.
     const std::string& matrix_dir() const { return matrix_dir_; }
 
-    /// Runs `work` warmup times, then times it `repetitions` times with the executor's timer (device
-    /// events on CUDA, steady_clock around a synchronize elsewhere).
+    /// Runs `work` warmup times (and on until the warm-up took 50 ms, when warmup > 0), then times it
+    /// `repetitions` times with the executor's timer (device events on CUDA, steady_clock around a
+    /// synchronize elsewhere).
     std::vector<double> time(const std::function<void()>& work) const;
 
 private:
