@@ -22,10 +22,8 @@ class BicgstabColumns : public ::testing::TestWithParam<std::string> {};
 TEST_P(BicgstabColumns, EachColumnEndsAsWhenSolvedAlone)
 {
     LARCH_EXECUTOR_OR_SKIP(exec, GetParam());
-    const size_type n = 400;
     std::shared_ptr<const larch::LinOp> a = larch::share(
         larch::matrix::Csr<double, std::int32_t>::create(exec, larch::generate::convection_diffusion_2d<double>(20, 0.5)));
-    const auto columns = larch::test::mixed_columns(n);
     for (const size_type interval : {1, 8}) {
         SCOPED_TRACE("check interval " + std::to_string(interval));
         // The divergence bound (1.0 x the initial residual) pauses the iterations whose residual rises
@@ -37,8 +35,7 @@ TEST_P(BicgstabColumns, EachColumnEndsAsWhenSolvedAlone)
                                          larch::stop::divergence(1.0, 1000))
                           .on(exec)
                           ->generate(a);
-        larch::test::expect_mixed_column_statuses(larch::test::expect_columns_as_alone(
-            exec, *solver, columns.b, columns.x, larch::test::column_match_of(GetParam())));
+        larch::test::expect_mixed_columns_as_alone(exec, *solver, GetParam());
     }
 }
 

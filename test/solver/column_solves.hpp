@@ -136,5 +136,18 @@ inline void expect_mixed_column_statuses(const std::vector<stop::Status>& status
     EXPECT_EQ(statuses[4].reason, stop::Reason::non_finite);
 }
 
+/// mixed_columns() for `solver`'s size solved in one block and each column alone on the executor named
+/// `executor_name`: each column matches as column_match_of says and ends as expect_mixed_column_statuses
+/// says; returns the statuses of the block solve.
+inline std::vector<stop::Status> expect_mixed_columns_as_alone(const std::shared_ptr<const Executor>& exec,
+                                                               solver::IterativeSolver<double>& solver,
+                                                               const std::string& executor_name)
+{
+    const auto columns = mixed_columns(solver.get_size().rows);
+    const auto statuses = expect_columns_as_alone(exec, solver, columns.b, columns.x, column_match_of(executor_name));
+    expect_mixed_column_statuses(statuses);
+    return statuses;
+}
+
 }  // namespace test
 }  // namespace larch
