@@ -15,8 +15,9 @@ namespace matrix {
 
 /**
  * Dense row-major matrix: entry (i, j) is at values[i * stride + j], stride >= cols.
- * As a LinOp it computes x = A b (GEMM). BLAS-1 operations work column by column with host scalars;
- * reductions (dot, norm2) return one host value per column. All operations run on reference, omp, cuda
+ * As a LinOp it computes x = A b (GEMM). BLAS-1 operations work column by column with host scalars, or
+ * with one scalar per column in an array on the executor (scale, add_scaled); reductions (dot, norm2)
+ * return one value per column, to the host or into an executor array. All operations run on reference, omp, cuda
  * and hip. Throws DimensionMismatch for operands whose sizes differ.
  * Inside a ReductionScope (larch/base/process_group.hpp: a solve on a distributed operator) the rows are
  * this process's block of a vector spread over a process group, and dot and norm2 return the whole vector's
