@@ -38,36 +38,20 @@ CsrSpmvKernel csr_spmv_kernel_from_string(const std::string& name)
 
 namespace {
 
-/// The kernel automatic runs an item with, from the H100 run of cd7e965 (batch_spmv_h100.json, medians):
+/// The kernel automatic runs an item with, from the H100 runs of batch_spmv_h100.json (medians):
 /// - mean row length < 16: scalar. One thread per row needs no reduction and no shuffles; it was the
-///   fastest CSR kernel on every batch with short rows, balanced or not (sherman1 x10000, 3.75/row,
-///   double: scalar 0.221 ms, smart 0.325, balanced 0.436; density 8/row unbalanced: scalar 0.097,
-///   balanced 0.124, smart 0.161; float alike).
-/// - mean >= 16 and the longest row > 4x the mean: balanced (the per-row kernels wait on the long row).
-/// - mean >= 16, rows even: smart (a sub-warp of 16 or 32 lanes per row) in double, balanced in float
-///   (density 32/row balanced, double: vector 0.218, balanced 0.293; float: balanced 0.177, vector 0.269).
-template <typename T>
-CsrSpmvKernel automatic_item_kernel(size_type rows, size_type nonzeros, size_type max_row_nonzeros)
+///   fastest CSR kernel on every batch with short rows, balanced or not (cd7e965: sherman1 x10000,
+///   3.75/row, double: scalar 0.221 ms, smart 0.325, balanced 0.436; density 8/row unbalanced: scalar
+///   0.097, balanced 0.124, smart 0.161; float alike).
+/// - mean >= 16: balanced. Since its warps load two chunks at a time (c9c3b84) it is within 4% of the best
+///   CSR kernel on every batch with long rows, even or not, double or float (density 32/row, double:
+///   vector 0.210 / 0.233 ms with even / unbalanced rows, balanced 0.217 / 0.234, smart 0.355 / 0.369;
+///   the heterogeneous batch: balanced 0.600, the best). Smart, chosen before for even rows in double,
+///   made a batch of mixed items run the per-item kernel at 0.279 ms where balanced alone took 0.234.
+CsrSpmvKernel automatic_item_kernel(size_type rows, size_type nonzeros)
 {
     const double mean = static_cast<double>(nonzeros) / static_cast<double>(rows);
-    if (mean < 16.0) {
-        return CsrSpmvKernel::scalar;
-    }
-    return sizeof(T) < sizeof(double) || static_cast<double>(max_row_nonzeros) > 4.0 * mean
-               ? CsrSpmvKernel::balanced
-               : CsrSpmvKernel::smart;
-}
-
-/// The sub-warp size the smart kernel gives an item (the power of two >= its rounded-up mean row length,
-/// at most 32), as the device computes it.
-int smart_subwarp_size(size_type rows, size_type nonzeros)
-{
-    const auto mean = (nonzeros + rows - 1) / rows;
-    int size = 1;
-    while (size < 32 && static_cast<size_type>(size) < mean) {
-        size *= 2;
-    }
-    return size;
+    return mean < 16.0 ? CsrSpmvKernel::scalar : CsrSpmvKernel::balanced;
 }
 
 }  // namespace
@@ -101,7 +85,6 @@ std::unique_ptr<Csr<T, I>> Csr<T, I>::create(std::shared_ptr<const Executor> exe
     size_type max_row_nnz = 0;
     size_type num_balanced_items = 0;
     auto automatic_kernel = CsrSpmvKernel::automatic;
-    int automatic_subwarp_size = 0;
     for (size_type item = 0; item < items.size(); ++item) {
         const auto& data = *prepared.items[item];
         const auto rows = data.size.rows;
@@ -117,17 +100,11 @@ std::unique_ptr<Csr<T, I>> Csr<T, I>::create(std::shared_ptr<const Executor> exe
             item_row_ptrs[row + 1] += item_row_ptrs[row];
         }
         max_row_nnz = std::max(max_row_nnz, item_max_row_nnz);
-        const auto item_kernel =
-            automatic_item_kernel<T>(rows, data.entries.size(), item_max_row_nnz);
-        const int item_subwarp = item_kernel == CsrSpmvKernel::smart
-                                     ? smart_subwarp_size(rows, data.entries.size())
-                                     : 0;
+        const auto item_kernel = automatic_item_kernel(rows, data.entries.size());
         if (item == 0) {
             automatic_kernel = item_kernel;
-            automatic_subwarp_size = item_subwarp;
-        } else if (item_kernel != automatic_kernel || item_subwarp != automatic_subwarp_size) {
+        } else if (item_kernel != automatic_kernel) {
             automatic_kernel = CsrSpmvKernel::automatic;
-            automatic_subwarp_size = 0;
         }
         num_balanced_items += item_kernel == CsrSpmvKernel::balanced;
         item_kernels.push_back(static_cast<std::int32_t>(item_kernel));
@@ -155,7 +132,6 @@ std::unique_ptr<Csr<T, I>> Csr<T, I>::create(std::shared_ptr<const Executor> exe
     result->max_row_nnz_ = max_row_nnz;
     result->num_balanced_items_ = num_balanced_items;
     result->automatic_kernel_ = automatic_kernel;
-    result->automatic_subwarp_size_ = automatic_subwarp_size;
     return result;
 }
 
@@ -169,7 +145,6 @@ std::unique_ptr<Csr<T, I>> Csr<T, I>::clone_to(std::shared_ptr<const Executor> e
     result->max_row_nnz_ = max_row_nnz_;
     result->num_balanced_items_ = num_balanced_items_;
     result->automatic_kernel_ = automatic_kernel_;
-    result->automatic_subwarp_size_ = automatic_subwarp_size_;
     result->kernel_ = kernel_;
     return result;
 }

@@ -19,8 +19,8 @@
 //   nonzero's row by walking the row pointers from the group's precomputed start row; COO reads it.
 // - ELL: one thread per row, slots read column-major (coalesced across the rows of the block).
 // - CSR automatic: when every item chose the same kernel at creation (batch::Csr::get_automatic_kernel)
-//   that fixed kernel runs; otherwise one kernel branches per item on get_const_item_kernels (scalar,
-//   smart or balanced; the branch is uniform over the block).
+//   that fixed kernel runs; otherwise one kernel branches per item on get_const_item_kernels (scalar or
+//   balanced; the branch is uniform over the block).
 #include <algorithm>
 #include <cstdint>
 
@@ -103,20 +103,17 @@ template <typename T, typename I>
 __global__ void __launch_bounds__(SparsePolicy::max_block_size)
     csr_automatic_kernel(CsrView<T, I> a, Operands<T> op)
 {
-    // One block per item, running it as scalar, smart or balanced as chosen at creation (the branch is
-    // uniform over the block, so it costs no divergence).
+    // One block per item, running it as scalar or balanced as chosen at creation (the branch is uniform
+    // over the block, so it costs no divergence).
     using ::larch::batch::CsrSpmvKernel;
     const std::int64_t index = blockIdx.x;
     const auto item = csr_item(a, index);
     T* item_x = op.item_x(index);
-    const auto item_kernel = a.item_kernels[index];
-    if (item_kernel == static_cast<std::int32_t>(CsrSpmvKernel::balanced)) {
+    if (a.item_kernels[index] == static_cast<std::int32_t>(CsrSpmvKernel::balanced)) {
         csr_balanced_item(a, index, item, op, item_x);
-    } else if (item_kernel == static_cast<std::int32_t>(CsrSpmvKernel::scalar)) {
+    } else {
         csr_subwarp_rows<1>(item.at.rows, item.values, item.col_idxs, item.row_ptrs,
                             load_item_b(op, index, item.at.cols), op, item_x, block_row_team());
-    } else {
-        csr_smart_item(item, load_item_b(op, index, item.at.cols), op, item_x, block_row_team());
     }
 }
 
@@ -227,11 +224,9 @@ void csr_spmv(const DefaultExecutor& exec, const ::larch::batch::Csr<T, I>& a,
     const auto grid = static_cast<unsigned>(num_items);
     const auto max_rows = layout.get_max_size().rows;
     const int mean_lanes = smart_lanes(a.get_mean_row_nnz());
-    int subwarp_size = 0;
     if (kernel == CsrSpmvKernel::automatic) {
         // A batch whose items all chose one kernel runs it as the fixed kernel (no per-item branch).
         kernel = a.get_automatic_kernel();
-        subwarp_size = a.get_automatic_subwarp_size();
     }
     switch (kernel) {
     case CsrSpmvKernel::scalar:
@@ -241,25 +236,17 @@ void csr_spmv(const DefaultExecutor& exec, const ::larch::batch::Csr<T, I>& a,
         launch_csr_rows<32>(exec, view, op, num_items, max_rows, 32, staging);
         break;
     case CsrSpmvKernel::smart:
-        switch (subwarp_size) {
-        case 1: launch_csr_rows<1>(exec, view, op, num_items, max_rows, 1, staging); break;
-        case 2: launch_csr_rows<2>(exec, view, op, num_items, max_rows, 2, staging); break;
-        case 4: launch_csr_rows<4>(exec, view, op, num_items, max_rows, 4, staging); break;
-        case 8: launch_csr_rows<8>(exec, view, op, num_items, max_rows, 8, staging); break;
-        case 16: launch_csr_rows<16>(exec, view, op, num_items, max_rows, 16, staging); break;
-        case 32: launch_csr_rows<32>(exec, view, op, num_items, max_rows, 32, staging); break;
-        default: launch_csr_rows<0>(exec, view, op, num_items, max_rows, mean_lanes, staging); break;
-        }
+        launch_csr_rows<0>(exec, view, op, num_items, max_rows, mean_lanes, staging);
         break;
     case CsrSpmvKernel::balanced:
         csr_balanced_kernel<T, I>
             <<<grid, SparsePolicy::segmented_block_size(exec, layout), staging>>>(view, op);
         break;
     case CsrSpmvKernel::automatic: {
-        // Items differ: the block must suit the largest item's rows and its nonzero segments.
-        const int block = std::max(
-            SparsePolicy::block_size(exec, max_rows * static_cast<size_type>(mean_lanes)),
-            SparsePolicy::segmented_block_size(exec, layout));
+        // Items differ: the block must suit the largest item's rows (a thread each for scalar items) and
+        // its nonzero segments (balanced items).
+        const int block = std::max(SparsePolicy::block_size(exec, max_rows),
+                                   SparsePolicy::segmented_block_size(exec, layout));
         csr_automatic_kernel<T, I><<<grid, block, staging>>>(view, op);
         break;
     }

@@ -24,11 +24,11 @@ namespace batch {
 enum class CsrSpmvKernel {
     automatic,  ///< per item at creation (get_const_item_kernels), measured on the H100: scalar for a
                 ///< mean row length < 16 (fastest CSR kernel on every short-row batch, e.g. sherman1:
-                ///< scalar 0.221 ms, smart 0.325, balanced 0.436); for mean >= 16 balanced when the
-                ///< longest row exceeds 4x the mean or in float, smart otherwise (density 32/row,
-                ///< double: vector 0.218, balanced 0.293; float: balanced 0.177, vector 0.269). When
-                ///< every item chose the same kernel (and sub-warp size) the batch runs that fixed
-                ///< kernel, so a uniform batch pays nothing for the choice (get_automatic_kernel)
+                ///< scalar 0.221 ms, smart 0.325, balanced 0.436), balanced otherwise (within 4% of the
+                ///< best CSR kernel on every long-row batch, e.g. density 32/row unbalanced, double:
+                ///< vector 0.233, balanced 0.234, smart 0.369). When every item chose the same kernel the
+                ///< batch runs that fixed kernel, so a uniform batch pays nothing for the choice
+                ///< (get_automatic_kernel)
     scalar,     ///< one thread per row
     vector,     ///< one 32-lane warp per row, warp reduction
     smart,      ///< one sub-warp per row, its size the power of two nearest the item's nnz / rows
@@ -106,7 +106,7 @@ public:
 
     const SparseLayout& get_layout() const noexcept { return layout_; }
     size_type get_num_items() const override { return layout_.get_num_items(); }
-    dim2 get_item_size(size_type item) const override { return layout_.get_size(item); }
+    const std::vector<dim2>& get_item_sizes() const override { return layout_.get_sizes(); }
     /// Offset of item `item`'s row pointers in get_const_row_ptrs() (0 with a shared pattern).
     std::int64_t get_row_ptrs_offset(size_type item) const
     {
@@ -125,17 +125,15 @@ public:
         return balanced_row_starts_.get_const_data();
     }
     /// Executor memory, one entry per item: the kernel automatic runs it with, as
-    /// static_cast<int>(CsrSpmvKernel::scalar), ::smart or ::balanced.
+    /// static_cast<int>(CsrSpmvKernel::scalar) or ::balanced.
     const std::int32_t* get_const_item_kernels() const noexcept
     {
         return item_kernels_.get_const_data();
     }
-    /// The fixed kernel automatic runs the whole batch with when every item chose it (scalar, smart or
-    /// balanced; smart with one sub-warp size for all, get_automatic_subwarp_size), automatic when the
-    /// items differ (the per-item kernel then branches on get_const_item_kernels).
+    /// The fixed kernel automatic runs the whole batch with when every item chose it (scalar or
+    /// balanced), automatic when the items differ (the per-item kernel then branches on
+    /// get_const_item_kernels).
     CsrSpmvKernel get_automatic_kernel() const noexcept { return automatic_kernel_; }
-    /// With get_automatic_kernel() == smart: the sub-warp size every item runs with (2..32); else 0.
-    int get_automatic_subwarp_size() const noexcept { return automatic_subwarp_size_; }
     /// How many items automatic runs with the balanced kernel (host data).
     size_type get_num_balanced_items() const noexcept { return num_balanced_items_; }
     /// Nonzeros per row over the whole batch (total nnz / total rows; host data).
@@ -164,7 +162,6 @@ private:
     array<std::int32_t> item_kernels_;
     size_type num_balanced_items_ = 0;
     CsrSpmvKernel automatic_kernel_ = CsrSpmvKernel::automatic;
-    int automatic_subwarp_size_ = 0;
     double mean_row_nnz_ = 0.0;
     size_type max_row_nnz_ = 0;
     CsrSpmvKernel kernel_ = CsrSpmvKernel::automatic;
