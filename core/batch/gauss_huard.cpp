@@ -56,10 +56,10 @@ void GaussHuard<T>::solve(const Vector<T>& b, Vector<T>& x) const
                                            std::to_string(b.get_num_items()));
     }
     for (size_type item = 0; item < num_items; ++item) {
-        if (b.get_item_size(item).rows != get_item_size(item).rows) {
+        if (b.get_item_size(item).rows != this->get_item_size(item).rows) {
             LARCH_THROW(DimensionMismatch, get_type_name() + "::solve: item " +
                                                std::to_string(item) + " is " +
-                                               to_string(get_item_size(item)) + " but b has " +
+                                               to_string(this->get_item_size(item)) + " but b has " +
                                                std::to_string(b.get_item_size(item).rows) +
                                                " rows");
         }

@@ -108,10 +108,20 @@ protected:
             EXPECT_EQ(x_host, x_ref->copy_to_host());
         }
         size_type mismatches = 0;
+        // The items counted as mismatches, for the message if there are too many.
+        std::string mismatched;
+        const auto describe = [&](size_type item) {
+            mismatched += " item " + std::to_string(item) + " (" + std::to_string(items[item].size.rows) +
+                          " rows): " + larch::batch::to_string(result.get_status(item)) + " after " +
+                          std::to_string(result.get_iterations(item)) + ", the reference " +
+                          larch::batch::to_string(expected.get_status(item)) + " after " +
+                          std::to_string(expected.get_iterations(item)) + ";";
+        };
         for (size_type item = 0; item < items.size(); ++item) {
             const auto status = result.get_status(item);
             if (status != expected.get_status(item)) {
                 ++mismatches;
+                describe(item);
                 EXPECT_TRUE(statuses_may_differ) << "item " << item << ": " << larch::batch::to_string(status)
                                                  << " instead of " << larch::batch::to_string(expected.get_status(item));
                 continue;
@@ -127,6 +137,7 @@ protected:
                     // ill-conditioned real items: BiCGSTAB's path depends on rounding, counted with the status
                     // mismatches (the true residual below is still checked)
                     ++mismatches;
+                    describe(item);
                 } else {
                     EXPECT_TRUE(close) << "item " << item << ": " << iterations << " iterations, the reference "
                                        << expected_iterations;
@@ -143,7 +154,7 @@ protected:
         // Borderline items of real matrices may cross their threshold an iteration apart and then hit the
         // limit on one side only; at most a tenth of them, and one of a set of fewer than 20 (the nine
         // matrices of test/data where ../shared/matrices is missing).
-        EXPECT_LE(mismatches, std::max<size_type>(1, items.size() / 10));
+        EXPECT_LE(mismatches, std::max<size_type>(1, items.size() / 10)) << mismatched;
     }
 };
 

@@ -3,6 +3,7 @@
 
 #include <memory>
 #include <string>
+#include <vector>
 
 #include "larch/base/executor.hpp"
 #include "larch/base/types.hpp"
@@ -28,8 +29,10 @@ public:
     void apply(const Vector<T>& b, Vector<T>& x) const;
 
     virtual size_type get_num_items() const = 0;
+    /// Rows x columns of every operator, item by item (host data).
+    virtual const std::vector<dim2>& get_item_sizes() const = 0;
     /// Rows x columns of operator `item`.
-    virtual dim2 get_item_size(size_type item) const = 0;
+    dim2 get_item_size(size_type item) const { return get_item_sizes().at(item); }
     /// A short name for messages ("batch::Dense<double>", ...).
     virtual std::string get_type_name() const = 0;
 

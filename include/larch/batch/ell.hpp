@@ -66,7 +66,7 @@ public:
 
     const SparseLayout& get_layout() const noexcept { return layout_; }
     size_type get_num_items() const override { return layout_.get_num_items(); }
-    dim2 get_item_size(size_type item) const override { return layout_.get_size(item); }
+    const std::vector<dim2>& get_item_sizes() const override { return layout_.get_sizes(); }
     /// Slots per row of item `item` (host data).
     size_type get_item_width(size_type item) const
     {

@@ -79,7 +79,7 @@ public:
     void solve(const Vector<T>& b, Vector<T>& x) const;
 
     size_type get_num_items() const override { return factors_->get_num_items(); }
-    dim2 get_item_size(size_type item) const override { return factors_->get_item_size(item); }
+    const std::vector<dim2>& get_item_sizes() const override { return factors_->get_item_sizes(); }
     std::string get_type_name() const override;
 
     /// The factors (layout: core/batch/batch_dense_kernels.hpp, gauss_huard_factorize).

@@ -176,7 +176,7 @@ public:
     using value_type = T;
 
     size_type get_num_items() const override { return system_matrix_->get_num_items(); }
-    dim2 get_item_size(size_type item) const override { return system_matrix_->get_item_size(item); }
+    const std::vector<dim2>& get_item_sizes() const override { return system_matrix_->get_item_sizes(); }
     std::string get_type_name() const override { return name_; }
 
     const std::shared_ptr<const BatchLinOp<T>>& get_system_matrix() const noexcept
