@@ -59,19 +59,9 @@ TEST_P(BicgstabColumns, BreakdownsHalfStepsAndOverflowStayInTheirColumns)
     rows[8][8] = 4;
     rows[9][9] = 2;
     rows[10][10] = 3;
-    auto host = Dense::create(exec->get_host(), larch::dim2{n, n});
-    for (size_type i = 0; i < n; ++i) {
-        for (size_type j = 0; j < n; ++j) {
-            host->get_values()[i * host->get_stride() + j] = rows[i][j];
-        }
-    }
-    std::shared_ptr<const larch::LinOp> a = larch::share(host->clone_dense(exec));
-    auto column = [&](std::vector<std::pair<size_type, double>> entries) {
-        std::vector<double> b(n, 0.0);
-        for (const auto& [row, value] : entries) {
-            b[row] = value;
-        }
-        return b;
+    const auto a = larch::test::dense_of_rows(exec, rows);
+    auto column = [&](const std::vector<std::pair<size_type, double>>& entries) {
+        return larch::test::sparse_column(n, entries);
     };
     const std::vector<std::vector<double>> b_columns{column({{0, -2}}), column({{5, 2}}), column({{6, 1e300}}),
                                                      column({{7, 1}, {8, 3}}), column({{9, 1}, {10, 1}})};

@@ -9,6 +9,7 @@
 #include <limits>
 #include <memory>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "larch/base/executor.hpp"
@@ -147,6 +148,30 @@ inline std::vector<stop::Status> expect_mixed_columns_as_alone(const std::shared
     const auto statuses = expect_columns_as_alone(exec, solver, columns.b, columns.x, column_match_of(executor_name));
     expect_mixed_column_statuses(statuses);
     return statuses;
+}
+
+/// The n x n matrix with these rows (host vectors), on `exec`.
+inline std::shared_ptr<const LinOp> dense_of_rows(const std::shared_ptr<const Executor>& exec,
+                                                  const std::vector<std::vector<double>>& rows)
+{
+    const auto n = rows.size();
+    auto host = matrix::Dense<double>::create(exec->get_host(), dim2{n, n});
+    for (size_type i = 0; i < n; ++i) {
+        for (size_type j = 0; j < n; ++j) {
+            host->get_values()[i * host->get_stride() + j] = rows[i][j];
+        }
+    }
+    return share(host->clone_dense(exec));
+}
+
+/// A vector of n zeros except the given (row, value) entries.
+inline std::vector<double> sparse_column(size_type n, const std::vector<std::pair<size_type, double>>& entries)
+{
+    std::vector<double> b(n, 0.0);
+    for (const auto& [row, value] : entries) {
+        b[row] = value;
+    }
+    return b;
 }
 
 }  // namespace test

@@ -56,19 +56,9 @@ TEST_P(IdrColumns, BreakdownsAndOverflowStayInTheirColumns)
     rows[4][4] = 4;
     rows[5][5] = 2;
     rows[6][6] = 3;
-    auto host = Dense::create(exec->get_host(), larch::dim2{n, n});
-    for (size_type i = 0; i < n; ++i) {
-        for (size_type j = 0; j < n; ++j) {
-            host->get_values()[i * host->get_stride() + j] = rows[i][j];
-        }
-    }
-    std::shared_ptr<const larch::LinOp> a = larch::share(host->clone_dense(exec));
-    auto column = [&](std::vector<std::pair<size_type, double>> entries) {
-        std::vector<double> b(n, 0.0);
-        for (const auto& [row, value] : entries) {
-            b[row] = value;
-        }
-        return b;
+    const auto a = larch::test::dense_of_rows(exec, rows);
+    auto column = [&](const std::vector<std::pair<size_type, double>>& entries) {
+        return larch::test::sparse_column(n, entries);
     };
     const std::vector<std::vector<double>> b_columns{column({{0, 1}, {1, 2}}), column({{2, 1e300}}),
                                                      column({{3, 1}, {4, 3}}), column({{5, 1}, {6, 1}}),
