@@ -212,7 +212,7 @@ std::vector<IterationOutcome> Gmres<T>::iterate_columns(const matrix::Dense<T>& 
                 auto projection =
                     Dense::create(exec, dim2{j + 1, cols},
                                   array<T>::view(exec, (j + 1) * cols, arnoldi.get_data() + pass * pass_size), cols);
-                LARCH_RUN_KERNEL(exec, gram_schmidt::project, *used, *w, *projection);
+                LARCH_RUN_KERNEL(exec, gram_schmidt::project, *used, *w, *projection, workspace);
                 detail::complete_sums(*exec, projection->get_values(), (j + 1) * cols);
                 LARCH_RUN_KERNEL(exec, gram_schmidt::subtract, *used, *projection, *w);
             }

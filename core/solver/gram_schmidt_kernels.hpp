@@ -24,9 +24,11 @@ LARCH_DECLARE_KERNEL(namespace gram_schmidt {
     /// coefficients(i, c) = sum_k basis(i, k * cols + c) * w(k, c) for every row i of basis and column c of
     /// w (basis count x (n * cols), w n x cols with 1 <= cols <= max_gram_schmidt_columns, coefficients
     /// count x cols with stride cols); sum_k basis(i, k) * w(k, c) for a shared basis (count x n).
+    /// `workspace`: the GPU's partial sums, an array on the executor enlarged only when too small, so that
+    /// a solver that keeps it allocates nothing per iteration (unused on the CPU).
     template <typename T>
     void project(const DefaultExecutor& exec, const matrix::Dense<T>& basis, const matrix::Dense<T>& w,
-                 matrix::Dense<T>& coefficients);
+                 matrix::Dense<T>& coefficients, array<T>& workspace);
     /// w(k, c) -= sum_i coefficients(i, c) * basis(i, k * cols + c), the sum over i in order, for every k, c.
     template <typename T>
     void subtract(const DefaultExecutor& exec, const matrix::Dense<T>& basis,
@@ -44,7 +46,7 @@ LARCH_DECLARE_KERNEL(namespace gram_schmidt {
     LARCH_INSTANTIATE_FOR_EACH_VALUE_TYPE(LARCH_INSTANTIATE_GRAM_SCHMIDT_FOR)
 #define LARCH_INSTANTIATE_GRAM_SCHMIDT_FOR(T)                                                              \
     template void project<T>(const DefaultExecutor&, const matrix::Dense<T>&, const matrix::Dense<T>&,    \
-                             matrix::Dense<T>&);                                                           \
+                             matrix::Dense<T>&, array<T>&);                                                \
     template void subtract<T>(const DefaultExecutor&, const matrix::Dense<T>&, const matrix::Dense<T>&,   \
                               matrix::Dense<T>&);                                                          \
     template void normalize<T>(const DefaultExecutor&, const array<T>&, matrix::Dense<T>&)

@@ -48,6 +48,7 @@ Idr<T>::Idr(std::shared_ptr<const Executor> exec, const parameters_type& paramet
     // Orthonormalized row by row with two classical Gram-Schmidt passes against the rows before (twice, so
     // the rows stay orthonormal to rounding even for s close to n).
     auto coefficients = Dense::create(exec, dim2{s, 1});
+    array<T> workspace{exec};
     Reductions<T> reduce{exec};
     for (size_type k = 0; k < s; ++k) {
         auto row = Dense::create(exec, dim2{n, 1}, array<T>::view(exec, n, shadow_rows_->get_values() + k * n), 1);
@@ -57,7 +58,7 @@ Idr<T>::Idr(std::shared_ptr<const Executor> exec, const parameters_type& paramet
             const auto projection =
                 Dense::create(exec, dim2{k, 1}, array<T>::view(exec, k, coefficients->get_values()), 1);
             for (int pass = 0; pass < 2; ++pass) {
-                LARCH_RUN_KERNEL(exec, gram_schmidt::project, *previous, *row, *projection);
+                LARCH_RUN_KERNEL(exec, gram_schmidt::project, *previous, *row, *projection, workspace);
                 detail::complete_sums(*exec, projection->get_values(), k);
                 LARCH_RUN_KERNEL(exec, gram_schmidt::subtract, *previous, *projection, *row);
             }
@@ -199,7 +200,7 @@ std::vector<IterationOutcome> Idr<T>::iterate_columns(const matrix::Dense<T>&, m
                                           array<T>::view(exec, (count - 1) * stride + rows, first_row), stride);
         auto result = Dense::create(exec, dim2{count, cols},
                                     array<T>::view(exec, count * cols, products.get_data()), cols);
-        LARCH_RUN_KERNEL(exec, gram_schmidt::project, *shadow, w, *result);
+        LARCH_RUN_KERNEL(exec, gram_schmidt::project, *shadow, w, *result, workspace);
         detail::complete_sums(*exec, products.get_data(), count * cols);
         return read_products(count);
     };

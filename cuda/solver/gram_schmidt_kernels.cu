@@ -118,7 +118,7 @@ struct NormalizeEntry {
 
 template <typename T>
 void project(const DefaultExecutor& exec, const matrix::Dense<T>& basis, const matrix::Dense<T>& w,
-             matrix::Dense<T>& coefficients)
+             matrix::Dense<T>& coefficients, array<T>& workspace)
 {
     const auto n = static_cast<index64>(w.get_size().rows);
     const auto cols = static_cast<index64>(w.get_size().cols);
@@ -132,17 +132,21 @@ void project(const DefaultExecutor& exec, const matrix::Dense<T>& basis, const m
     const auto row_blocks =
         std::min<index64>(max_partials_per_column, grid_stride_num_blocks(exec, n * cols, reduction_block_size));
     const auto outputs = count * cols;
-    array<T> partials{exec.shared_from_this(), static_cast<size_type>(row_blocks * outputs)};
+    const auto needed = static_cast<size_type>(row_blocks * outputs);
+    if (workspace.get_size() < needed) {
+        workspace.resize_and_reset(needed);
+    }
+    T* partials = workspace.get_data();
     const dim3 grid(static_cast<unsigned>(row_blocks),
                     static_cast<unsigned>(ceildiv(count, index64{project_chunk})));
     const bool shared = static_cast<index64>(basis.get_size().cols) == n;
     project_partial<<<grid, reduction_block_size>>>(n, static_cast<int>(cols), shared ? 1 : cols, shared ? 0 : 1,
                                                     count, basis.get_const_values(),
                                                     static_cast<index64>(basis.get_stride()), w.get_const_values(),
-                                                    static_cast<index64>(w.get_stride()), partials.get_data());
+                                                    static_cast<index64>(w.get_stride()), partials);
     LARCH_LAUNCH_CHECK("gram_schmidt::project_partial");
     reduce_columns_final<<<static_cast<unsigned>(std::min<index64>(outputs, 65535)), reduction_block_size>>>(
-        row_blocks, outputs, partials.get_const_data(), warp::Sum{}, T{0}, KeepTotal{}, coefficients.get_values());
+        row_blocks, outputs, partials, warp::Sum{}, T{0}, KeepTotal{}, coefficients.get_values());
     LARCH_LAUNCH_CHECK("gram_schmidt::project's final reduction");
 }
 

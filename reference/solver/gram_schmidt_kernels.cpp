@@ -9,7 +9,7 @@ namespace gram_schmidt {
 
 template <typename T>
 void project(const DefaultExecutor&, const matrix::Dense<T>& basis, const matrix::Dense<T>& w,
-             matrix::Dense<T>& coefficients)
+             matrix::Dense<T>& coefficients, array<T>&)
 {
     const auto n = w.get_size().rows;
     const auto cols = w.get_size().cols;

@@ -23,12 +23,13 @@ class GramSchmidtKernels : public ::testing::TestWithParam<std::string> {};
 TEST_P(GramSchmidtKernels, ProjectAndSubtractGiveExactValuesOnIntegers)
 {
     LARCH_EXECUTOR_OR_SKIP(exec, GetParam());
+    larch::array<double> workspace{exec};
     // basis rows (1 0 2), (0 3 1); w = (4 5 6): coefficients 1*4 + 2*6 = 16 and 3*5 + 6 = 21;
     // w - 16 (1 0 2) - 21 (0 3 1) = (-12, -58, -47). The basis has a stride of 4 (NaN padding).
     auto basis = larch::test::create_dense<double>(exec, dim2{2, 3}, {1, 0, 2, 0, 3, 1}, 4);
     auto w = Dense::create(exec, {{4}, {5}, {6}});
     auto coefficients = Dense::create(exec, dim2{2, 1});
-    LARCH_RUN_KERNEL(exec, gram_schmidt::project, *basis, *w, *coefficients);
+    LARCH_RUN_KERNEL(exec, gram_schmidt::project, *basis, *w, *coefficients, workspace);
     larch::test::expect_dense_eq({{16}, {21}}, *coefficients);
     LARCH_RUN_KERNEL(exec, gram_schmidt::subtract, *basis, *coefficients, *w);
     larch::test::expect_dense_eq({{-12}, {-58}, {-47}}, *w);
@@ -37,17 +38,19 @@ TEST_P(GramSchmidtKernels, ProjectAndSubtractGiveExactValuesOnIntegers)
 TEST_P(GramSchmidtKernels, ProjectOnABasisSharedByEveryColumn)
 {
     LARCH_EXECUTOR_OR_SKIP(exec, GetParam());
+    larch::array<double> workspace{exec};
     // basis rows (1 0 2), (0 3 1) for both columns of w = (4 5 6 | 1 1 1): (16, 21) and (3, 4).
     auto basis = larch::test::create_dense<double>(exec, dim2{2, 3}, {1, 0, 2, 0, 3, 1}, 4);
     auto w = Dense::create(exec, {{4, 1}, {5, 1}, {6, 1}});
     auto coefficients = Dense::create(exec, dim2{2, 2});
-    LARCH_RUN_KERNEL(exec, gram_schmidt::project, *basis, *w, *coefficients);
+    LARCH_RUN_KERNEL(exec, gram_schmidt::project, *basis, *w, *coefficients, workspace);
     larch::test::expect_dense_eq({{16, 3}, {21, 4}}, *coefficients);
 }
 
 TEST_P(GramSchmidtKernels, MatchLongDoubleSumsOnARandomBasis)
 {
     LARCH_EXECUTOR_OR_SKIP(exec, GetParam());
+    larch::array<double> workspace{exec};
     constexpr std::uint32_t seed = 7;
     SCOPED_TRACE(larch::test::seed_trace(seed));
     // 9,000 rows: more than two of the omp reduction's 4,096-row chunks, and many GPU blocks per vector.
@@ -57,7 +60,7 @@ TEST_P(GramSchmidtKernels, MatchLongDoubleSumsOnARandomBasis)
     auto basis = larch::test::create_dense(exec, size, basis_host);
     auto w = larch::test::create_dense(exec, dim2{size.cols, 1}, w_host);
     auto coefficients = Dense::create(exec, dim2{size.rows, 1});
-    LARCH_RUN_KERNEL(exec, gram_schmidt::project, *basis, *w, *coefficients);
+    LARCH_RUN_KERNEL(exec, gram_schmidt::project, *basis, *w, *coefficients, workspace);
     LARCH_RUN_KERNEL(exec, gram_schmidt::subtract, *basis, *coefficients, *w);
     const auto computed = coefficients->copy_to_host();
     const auto updated = w->copy_to_host();
@@ -87,6 +90,7 @@ TEST_P(GramSchmidtKernels, MatchLongDoubleSumsOnARandomBasis)
 TEST_P(GramSchmidtKernels, TreatEachOfSeveralColumnsAsAColumnAlone)
 {
     LARCH_EXECUTOR_OR_SKIP(exec, GetParam());
+    larch::array<double> workspace{exec};
     constexpr std::uint32_t seed = 9;
     SCOPED_TRACE(larch::test::seed_trace(seed));
     // 3 columns (no power of two) and 9 basis vectors (two GPU chunks of 8); w with a stride above its width.
@@ -98,7 +102,7 @@ TEST_P(GramSchmidtKernels, TreatEachOfSeveralColumnsAsAColumnAlone)
     auto basis = larch::test::create_dense(exec, dim2{count, n * cols}, basis_host);
     auto w = larch::test::create_dense(exec, dim2{n, cols}, w_host, cols + 2);
     auto coefficients = Dense::create(exec, dim2{count, cols});
-    LARCH_RUN_KERNEL(exec, gram_schmidt::project, *basis, *w, *coefficients);
+    LARCH_RUN_KERNEL(exec, gram_schmidt::project, *basis, *w, *coefficients, workspace);
     LARCH_RUN_KERNEL(exec, gram_schmidt::subtract, *basis, *coefficients, *w);
     const auto computed = coefficients->copy_to_host();
     const auto updated = w->copy_to_host();
@@ -118,7 +122,7 @@ TEST_P(GramSchmidtKernels, TreatEachOfSeveralColumnsAsAColumnAlone)
         auto basis_alone = larch::test::create_dense(exec, dim2{count, n}, alone_basis);
         auto w_alone = larch::test::create_dense(exec, dim2{n, 1}, alone_w);
         auto coefficients_alone = Dense::create(exec, dim2{count, 1});
-        LARCH_RUN_KERNEL(exec, gram_schmidt::project, *basis_alone, *w_alone, *coefficients_alone);
+        LARCH_RUN_KERNEL(exec, gram_schmidt::project, *basis_alone, *w_alone, *coefficients_alone, workspace);
         LARCH_RUN_KERNEL(exec, gram_schmidt::subtract, *basis_alone, *coefficients_alone, *w_alone);
         const auto computed_alone = coefficients_alone->copy_to_host();
         const auto updated_alone = w_alone->copy_to_host();
