@@ -9,10 +9,12 @@
 // vector operation reads and writes its operands once; Jacobi reads D^{-1}, its input and writes its output
 // (a copy, 2 vectors, without preconditioner). CG: 1 SpMV + 14 vectors of n + 1 preconditioner application,
 // 12 with scalar Jacobi, whose pass also forms r^T z (preconditioner::ApplyWithDot);
-// BiCGSTAB: 2 SpMV + 21 vectors + 2 preconditioner applications (4 dot products: 7, the direction update: 4,
-// the half step with ||s||: 3, the solution step with ||r||: 7). GMRES(m), Arnoldi step j (j + 1 basis
-// vectors): 1 SpMV + 1 preconditioner application + two CGS passes of (2j + 5) vectors each (projection:
-// basis and w read; update: basis and w read, w written) + 3 (norm of w, v_{j+1} = w / norm); per restart
+// BiCGSTAB: 2 SpMV + 21 vectors + 4 (4 dot products: 7, the direction update: 4, the half step with ||s||: 3,
+// the solution step with ||r||: 7; scalar Jacobi runs inside the direction and half steps, reading D^{-1}
+// and writing p_hat and s_hat, and without a preconditioner they are copies of p and s: 2 x 2 vectors).
+// GMRES(m), Arnoldi step j (j + 1 basis vectors): 1 SpMV + 1 preconditioner application + two CGS passes of
+// (2j + 5) vectors each (projection: basis and w read; update: basis and w read, w written) + 3 (norm of w,
+// v_{j+1} = w / norm); per restart
 // cycle of k steps once more: k basis vectors read and one written (x's combination), 1 preconditioner
 // application, x += z (3), the true residual (1 SpMV + 3), its norm (1) and v_0 = r / norm (2). IDR has no
 // byte model here (its traffic depends on s): gbs is 0 for it. Flops are not modelled (0).
@@ -61,7 +63,7 @@ double bytes_moved(const std::string& type, double iterations, size_type restart
         return iterations * (spmv + (jacobi ? 12 : 14) * vector + preconditioner);
     }
     if (type == "bicgstab") {
-        return iterations * (2 * spmv + 21 * vector + 2 * preconditioner);
+        return iterations * (2 * spmv + 25 * vector);
     }
     if (type == "gmres") {
         double bytes = 0;

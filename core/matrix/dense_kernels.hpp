@@ -11,6 +11,20 @@
 namespace larch {
 namespace kernels {
 
+/**
+ * A scalar Jacobi pass fused into the BiCGSTAB update before it (preconditioner::DiagonalScaling): where
+ * `inverse_diagonal` is given, the update kernel also writes scaled(i, j) = inverse_diagonal[i] * u(i, j)
+ * for every entry of the updated vector u, columns left alone included, as the preconditioner's own pass
+ * would. Without it the solver applies its preconditioner separately.
+ */
+template <typename T>
+struct FusedScaling {
+    const array<T>* inverse_diagonal = nullptr;
+    matrix::Dense<T>* scaled = nullptr;
+
+    bool is_fused() const { return inverse_diagonal != nullptr; }
+};
+
 LARCH_DECLARE_KERNEL(namespace dense {
     template <typename T>
     void fill(const DefaultExecutor& exec, matrix::Dense<T>& x, T value);
@@ -71,19 +85,22 @@ LARCH_DECLARE_KERNEL(namespace dense {
     /// BiCGSTAB's direction update on scalars that stay on the executor (`state`, bicgstab_state layout,
     /// one entry per column of p): for each running column whose rho_new = r_hat^T r is finite and nonzero,
     /// beta = (rho_new / rho) (alpha / omega) and p = (r - omega beta v) + beta p in one pass, in this
-    /// order (PETSc's). Other columns are left alone; bicgstab_step_half records a bad rho_new.
+    /// order (PETSc's). Other columns are left alone; bicgstab_step_half records a bad rho_new. `p_hat`:
+    /// p_hat = D^{-1} p from the same pass where it is fused.
     template <typename T>
     void bicgstab_step_direction(const DefaultExecutor& exec, const matrix::Dense<T>& r,
-                                 const matrix::Dense<T>& v, matrix::Dense<T>& p, const array<T>& state);
+                                 const matrix::Dense<T>& v, matrix::Dense<T>& p, const array<T>& state,
+                                 const FusedScaling<T>& p_hat);
     /// BiCGSTAB's half step `slot`: a running column whose rho_new or shadow_v = r_hat^T v is zero or not
     /// finite stops before any update (stopped = bicgstab_state::breakdown, the cause recorded); the
     /// others take alpha = rho_new / shadow_v, rho = rho_new and r -= alpha v (r holds s from here on) with
     /// ||s|| = sqrt(s^T s) from the same pass. A finite ||s|| at or below the threshold stops the column
     /// (stopped = bicgstab_state::half_finished, ||s|| in norm slot `slot`): the solution step of the same
-    /// slot then adds alpha p_hat to x. `workspace` as for cg_step_solution.
+    /// slot then adds alpha p_hat to x. `workspace` as for cg_step_solution. `s_hat`: s_hat = D^{-1} s from
+    /// the same pass where it is fused.
     template <typename T>
     void bicgstab_step_half(const DefaultExecutor& exec, const matrix::Dense<T>& v, matrix::Dense<T>& r,
-                            size_type slot, array<T>& state, array<T>& workspace);
+                            size_type slot, array<T>& state, array<T>& workspace, const FusedScaling<T>& s_hat);
     /// BiCGSTAB's solution step `slot`: a column the half step finished gets x += alpha p_hat (stopped =
     /// finished); a running column with t_t = t^T t and t_s = t^T s finite and nonzero takes omega =
     /// t_s / t_t, x = (alpha p_hat + omega s_hat) + x and r = s - omega t in one pass with ||r|| =
@@ -213,9 +230,10 @@ constexpr int omega_zero = 5;
                                        matrix::Dense<T>&, size_type, const array<T>&);            \
     template void bicgstab_step_direction<T>(const DefaultExecutor&, const matrix::Dense<T>&,     \
                                              const matrix::Dense<T>&, matrix::Dense<T>&,          \
-                                             const array<T>&);                                    \
+                                             const array<T>&, const FusedScaling<T>&);            \
     template void bicgstab_step_half<T>(const DefaultExecutor&, const matrix::Dense<T>&,          \
-                                        matrix::Dense<T>&, size_type, array<T>&, array<T>&);      \
+                                        matrix::Dense<T>&, size_type, array<T>&, array<T>&,       \
+                                        const FusedScaling<T>&);                                  \
     template void bicgstab_step_solution<T>(const DefaultExecutor&, const matrix::Dense<T>&,      \
                                             const matrix::Dense<T>&, const matrix::Dense<T>&,     \
                                             matrix::Dense<T>&, matrix::Dense<T>&, size_type,      \

@@ -106,17 +106,25 @@ std::vector<IterationOutcome> Bicgstab<T>::iterate_columns(const matrix::Dense<T
     shadow->copy_from(r);
     p->fill(T{});
     v->fill(T{});
+    // Scalar Jacobi runs inside the updates of p and s, which saves a pass over each and two launches.
+    const auto* inverse_diagonal = this->get_scaling_diagonal();
+    const kernels::FusedScaling<T> p_scaling{inverse_diagonal, p_hat.get()};
+    const kernels::FusedScaling<T> s_scaling{inverse_diagonal, s_hat.get()};
     while (columns.any_live()) {
         const auto steps = columns.next_block_steps();
         for (size_type slot = 0; slot < steps; ++slot) {
             shadow->compute_dot(r, rho_new, workspace);
-            LARCH_RUN_KERNEL(exec, dense::bicgstab_step_direction, r, *v, *p, state);
-            this->precondition(*p, *p_hat);
+            LARCH_RUN_KERNEL(exec, dense::bicgstab_step_direction, r, *v, *p, state, p_scaling);
+            if (!p_scaling.is_fused()) {
+                this->precondition(*p, *p_hat);
+            }
             a.apply(*p_hat, *v);
             shadow->compute_dot(*v, shadow_v, workspace);
             // r holds s from here on
-            LARCH_RUN_KERNEL(exec, dense::bicgstab_step_half, *v, r, slot, state, workspace);
-            this->precondition(r, *s_hat);
+            LARCH_RUN_KERNEL(exec, dense::bicgstab_step_half, *v, r, slot, state, workspace, s_scaling);
+            if (!s_scaling.is_fused()) {
+                this->precondition(r, *s_hat);
+            }
             a.apply(*s_hat, *t);
             LARCH_RUN_KERNEL(exec, dense::compute_dot_pair, *t, *t, r, t_products, workspace);
             detail::complete_sums(*exec, t_products.get_data(), 2 * cols);

@@ -9,6 +9,7 @@
 #include "core/base/reduction_completion.hpp"
 #include "core/components/instantiation.hpp"
 #include "larch/preconditioner/apply_with_dot.hpp"
+#include "larch/preconditioner/diagonal_scaling.hpp"
 
 namespace larch {
 namespace solver {
@@ -197,6 +198,14 @@ void IterativeSolver<T>::precondition_and_dot(const vector_type& r, vector_type&
     // This process's rows, then the sums over the process group, as Dense::compute_dot completes them.
     fused->apply_with_dot(r, z, dots, workspace);
     detail::complete_sums(*this->get_executor(), dots.get_data(), r.get_size().cols);
+}
+
+template <typename T>
+const array<T>* IterativeSolver<T>::get_scaling_diagonal() const
+{
+    const auto* scaling = dynamic_cast<const preconditioner::DiagonalScaling<T>*>(preconditioner_.get());
+    const auto* diagonal = scaling != nullptr ? scaling->get_scaling_diagonal() : nullptr;
+    return diagonal != nullptr && diagonal->get_executor() == this->get_executor() ? diagonal : nullptr;
 }
 
 template <typename T>

@@ -13,8 +13,34 @@ namespace kernels {
 namespace LARCH_DEVICE_NAMESPACE {
 namespace dense {
 
-/// p = (r - omega beta v) + beta p for the columns bicgstab_rules::direction_coefficients names (one
-/// thread per entry).
+/// A fused scalar Jacobi pass on the device (FusedScaling): scaled = inverse_diagonal[row] u where
+/// inverse_diagonal is not null.
+template <typename T>
+struct DeviceScaling {
+    const T* inverse_diagonal;
+    T* scaled;
+    std::int64_t scaled_stride;
+
+    __device__ void write(std::int64_t row, std::int64_t col, T updated) const
+    {
+        if (inverse_diagonal != nullptr) {
+            scaled[row * scaled_stride + col] = inverse_diagonal[row] * updated;
+        }
+    }
+};
+
+template <typename T>
+DeviceScaling<T> device_scaling(const FusedScaling<T>& scaling)
+{
+    if (!scaling.is_fused()) {
+        return {nullptr, nullptr, 0};
+    }
+    return {scaling.inverse_diagonal->get_const_data(), scaling.scaled->get_values(),
+            static_cast<std::int64_t>(scaling.scaled->get_stride())};
+}
+
+/// p = (r - omega beta v) + beta p for the columns bicgstab_rules::direction_coefficients names, and the
+/// fused p_hat = D^{-1} p (one thread per entry).
 template <typename T>
 struct BicgstabDirectionEntries {
     const T* state;
@@ -25,6 +51,7 @@ struct BicgstabDirectionEntries {
     std::int64_t r_stride;
     const T* v;
     std::int64_t v_stride;
+    DeviceScaling<T> p_hat;
 
     __device__ void operator()(std::int64_t i) const
     {
@@ -32,14 +59,17 @@ struct BicgstabDirectionEntries {
         const auto col = static_cast<size_type>(i % static_cast<std::int64_t>(cols));
         T beta{};
         T v_coefficient{};
+        T& p_entry = p[row * p_stride + col];
         if (bicgstab_rules::direction_coefficients(state, cols, col, beta, v_coefficient)) {
             bicgstab_rules::update_direction_entry(beta, v_coefficient, r[row * r_stride + col], v[row * v_stride + col],
-                                                   p[row * p_stride + col]);
+                                                   p_entry);
         }
+        p_hat.write(row, static_cast<std::int64_t>(col), p_entry);
     }
 };
 
-/// entry(row, col): r -= alpha v for a column the half step updates, returning the new r(row, col)^2.
+/// entry(row, col): r -= alpha v for a column the half step updates, returning the new r(row, col)^2, and
+/// the fused s_hat = D^{-1} r.
 template <typename T>
 struct BicgstabHalfStepEntry {
     const T* state;
@@ -48,15 +78,20 @@ struct BicgstabHalfStepEntry {
     std::int64_t r_stride;
     const T* v;
     std::int64_t v_stride;
+    DeviceScaling<T> s_hat;
 
     __device__ T operator()(std::int64_t row, std::int64_t col) const
     {
         const auto column = static_cast<size_type>(col);
+        T& s_entry = r[row * r_stride + col];
         if (!bicgstab_rules::half_step_updates(state, cols, column)) {
+            s_hat.write(row, col, s_entry);
             return T{0};  // a frozen or breaking-down column is never written
         }
-        return bicgstab_rules::update_half_step_entry(bicgstab_rules::half_step_length(state, cols, column),
-                                                      v[row * v_stride + col], r[row * r_stride + col]);
+        const T square = bicgstab_rules::update_half_step_entry(bicgstab_rules::half_step_length(state, cols, column),
+                                                                v[row * v_stride + col], s_entry);
+        s_hat.write(row, col, s_entry);
+        return square;
     }
 };
 

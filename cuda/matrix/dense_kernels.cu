@@ -496,7 +496,7 @@ void cg_step_direction(const DefaultExecutor& exec, const matrix::Dense<T>& z, m
 
 template <typename T>
 void bicgstab_step_direction(const DefaultExecutor& exec, const matrix::Dense<T>& r, const matrix::Dense<T>& v,
-                             matrix::Dense<T>& p, const array<T>& state)
+                             matrix::Dense<T>& p, const array<T>& state, const FusedScaling<T>& p_hat)
 {
     const auto size = p.get_size();
     if (size.rows == 0 || size.cols == 0) {
@@ -509,7 +509,8 @@ void bicgstab_step_direction(const DefaultExecutor& exec, const matrix::Dense<T>
                                         r.get_const_values(),
                                         static_cast<index64>(r.get_stride()),
                                         v.get_const_values(),
-                                        static_cast<index64>(v.get_stride())};
+                                        static_cast<index64>(v.get_stride()),
+                                        device_scaling(p_hat)};
     launch_for_each(exec, static_cast<index64>(size.rows * size.cols), functor,
                     "launch of dense::bicgstab_step_direction");
 }
@@ -534,13 +535,13 @@ void reduce_bicgstab_step(const DefaultExecutor& exec, dim2 size, Entry entry, F
 
 template <typename T>
 void bicgstab_step_half(const DefaultExecutor& exec, const matrix::Dense<T>& v, matrix::Dense<T>& r, size_type slot,
-                        array<T>& state, array<T>& workspace)
+                        array<T>& state, array<T>& workspace, const FusedScaling<T>& s_hat)
 {
     const auto size = r.get_size();
     reduce_bicgstab_step(exec, size,
                          BicgstabHalfStepEntry<T>{state.get_const_data(), size.cols, r.get_values(),
                                                   static_cast<index64>(r.get_stride()), v.get_const_values(),
-                                                  static_cast<index64>(v.get_stride())},
+                                                  static_cast<index64>(v.get_stride()), device_scaling(s_hat)},
                          BicgstabFinishHalfStep<T>{state.get_data(), size.cols, slot},
                          state.get_data() + (bicgstab_state::norms + slot) * size.cols, workspace,
                          "launch of dense::bicgstab_step_half's finish");

@@ -90,14 +90,38 @@ void update_cg_directions(T beta, const T* z, T* p, std::ptrdiff_t begin, std::p
     }
 }
 
-/// BiCGSTAB's direction update p[i] = (r[i] + v_coefficient v[i]) + beta p[i] for i in [begin, end).
+/// BiCGSTAB's direction update p[i] = (r[i] + v_coefficient v[i]) + beta p[i] for i in [begin, end), and
+/// p_hat[i] = inverse_diagonal[i] p[i] in the same loop unless p_hat is null (a fused scalar Jacobi).
 template <typename T>
-void update_directions(T beta, T v_coefficient, const T* r, const T* v, T* p, std::ptrdiff_t begin,
-                       std::ptrdiff_t end)
+void update_directions(T beta, T v_coefficient, const T* r, const T* v, T* p, const T* inverse_diagonal, T* p_hat,
+                       std::ptrdiff_t begin, std::ptrdiff_t end)
 {
     for (auto i = begin; i < end; ++i) {
         bicgstab_rules::update_direction_entry(beta, v_coefficient, r[i], v[i], p[i]);
+        if (p_hat != nullptr) {
+            p_hat[i] = inverse_diagonal[i] * p[i];
+        }
     }
+}
+
+/// scaled[i] = inverse_diagonal[i] u[i] for i in [begin, end).
+template <typename T>
+void scale_entries(const T* inverse_diagonal, const T* u, T* scaled, std::ptrdiff_t begin, std::ptrdiff_t end)
+{
+    for (auto i = begin; i < end; ++i) {
+        scaled[i] = inverse_diagonal[i] * u[i];
+    }
+}
+
+/// Column `col` of a fused scaling (FusedScaling) of `updated`.
+template <typename T>
+void scale_column(const FusedScaling<T>& scaling, const matrix::Dense<T>& updated, size_type col)
+{
+    const auto inverse = scaling.inverse_diagonal->get_const_data();
+    components::for_each_row(static_cast<std::ptrdiff_t>(updated.get_size().rows), [&](std::ptrdiff_t row) {
+        scaling.scaled->get_values()[row * scaling.scaled->get_stride() + col] =
+            inverse[row] * updated.get_const_values()[row * updated.get_stride() + col];
+    });
 }
 
 /// The larger of two magnitudes, NaN if either is NaN (std::max would drop a NaN in one argument).
@@ -351,7 +375,7 @@ void cg_step_direction(const DefaultExecutor&, const matrix::Dense<T>& z, matrix
 
 template <typename T>
 void bicgstab_step_direction(const DefaultExecutor&, const matrix::Dense<T>& r, const matrix::Dense<T>& v,
-                             matrix::Dense<T>& p, const array<T>& state)
+                             matrix::Dense<T>& p, const array<T>& state, const FusedScaling<T>& p_hat)
 {
     const auto cols = p.get_size().cols;
     std::vector<char> updates(cols);
@@ -361,19 +385,24 @@ void bicgstab_step_direction(const DefaultExecutor&, const matrix::Dense<T>& r, 
         updates[col] = bicgstab_rules::direction_coefficients(state.get_const_data(), cols, col, betas[col],
                                                               v_coefficients[col]);
     }
+    const auto inverse = p_hat.is_fused() ? p_hat.inverse_diagonal->get_const_data() : nullptr;
     // One column without gaps (one right-hand side): its coefficients passed as values, so the loop
     // vectorizes (read from the vectors above, they are reloaded after every store to p).
-    if (cols == 1 && components::are_contiguous(p, r, v)) {
-        if (updates[0]) {
-            const auto p_values = p.get_values();
-            const auto r_values = r.get_const_values();
-            const auto v_values = v.get_const_values();
-            components::for_each_range(static_cast<std::ptrdiff_t>(p.get_size().rows),
-                                       [&](std::ptrdiff_t begin, std::ptrdiff_t end) {
+    if (cols == 1 && components::are_contiguous(p, r, v) &&
+        (!p_hat.is_fused() || components::are_contiguous(p, *p_hat.scaled))) {
+        const auto p_values = p.get_values();
+        const auto r_values = r.get_const_values();
+        const auto v_values = v.get_const_values();
+        const auto p_hat_values = p_hat.is_fused() ? p_hat.scaled->get_values() : nullptr;
+        components::for_each_range(static_cast<std::ptrdiff_t>(p.get_size().rows),
+                                   [&](std::ptrdiff_t begin, std::ptrdiff_t end) {
+                                       if (updates[0]) {
                                            update_directions(betas[0], v_coefficients[0], r_values, v_values,
-                                                             p_values, begin, end);
-                                       });
-        }
+                                                             p_values, inverse, p_hat_values, begin, end);
+                                       } else if (p_hat_values != nullptr) {
+                                           scale_entries(inverse, p_values, p_hat_values, begin, end);
+                                       }
+                                   });
         return;
     }
     components::for_each_row(static_cast<std::ptrdiff_t>(p.get_size().rows), [&](std::ptrdiff_t row) {
@@ -385,26 +414,38 @@ void bicgstab_step_direction(const DefaultExecutor&, const matrix::Dense<T>& r, 
                 bicgstab_rules::update_direction_entry(betas[col], v_coefficients[col], r_row[col], v_row[col],
                                                        p_row[col]);
             }
+            if (inverse != nullptr) {
+                p_hat.scaled->get_values()[row * p_hat.scaled->get_stride() + col] = inverse[row] * p_row[col];
+            }
         }
     });
 }
 
 template <typename T>
 void bicgstab_step_half(const DefaultExecutor& exec, const matrix::Dense<T>& v, matrix::Dense<T>& r, size_type slot,
-                        array<T>& state, array<T>&)
+                        array<T>& state, array<T>&, const FusedScaling<T>& s_hat)
 {
     // As cg_step_solution: the update runs inside the fixed-order sum's terms.
     const auto cols = r.get_size().cols;
     const auto rows = static_cast<std::ptrdiff_t>(r.get_size().rows);
     std::vector<T> sums_of_squares(cols);
+    const auto inverse = s_hat.is_fused() ? s_hat.inverse_diagonal->get_const_data() : nullptr;
     for (size_type col = 0; col < cols; ++col) {
         if (!bicgstab_rules::half_step_updates(state.get_const_data(), cols, col)) {
+            if (s_hat.is_fused()) {
+                scale_column(s_hat, r, col);
+            }
             continue;
         }
         const auto alpha = bicgstab_rules::half_step_length(state.get_const_data(), cols, col);
         sums_of_squares[col] = components::fixed_order_sum<T>(rows, [&](std::ptrdiff_t row) {
-            return bicgstab_rules::update_half_step_entry(alpha, v.get_const_values()[row * v.get_stride() + col],
-                                                          r.get_values()[row * r.get_stride() + col]);
+            auto& s_entry = r.get_values()[row * r.get_stride() + col];
+            const auto square =
+                bicgstab_rules::update_half_step_entry(alpha, v.get_const_values()[row * v.get_stride() + col], s_entry);
+            if (inverse != nullptr) {
+                s_hat.scaled->get_values()[row * s_hat.scaled->get_stride() + col] = inverse[row] * s_entry;
+            }
+            return square;
         });
     }
     // Over every process's rows in a distributed solve, before any column decides to stop.

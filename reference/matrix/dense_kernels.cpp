@@ -199,9 +199,25 @@ void cg_step_direction(const DefaultExecutor&, const matrix::Dense<T>& z, matrix
     }
 }
 
+/// scaling.scaled = D^{-1} updated, every entry, where the scaling is fused into the step (FusedScaling).
+template <typename T>
+void apply_fused_scaling(const FusedScaling<T>& scaling, const matrix::Dense<T>& updated)
+{
+    if (!scaling.is_fused()) {
+        return;
+    }
+    for (size_type row = 0; row < updated.get_size().rows; ++row) {
+        for (size_type col = 0; col < updated.get_size().cols; ++col) {
+            scaling.scaled->get_values()[row * scaling.scaled->get_stride() + col] =
+                scaling.inverse_diagonal->get_const_data()[row] *
+                updated.get_const_values()[row * updated.get_stride() + col];
+        }
+    }
+}
+
 template <typename T>
 void bicgstab_step_direction(const DefaultExecutor&, const matrix::Dense<T>& r, const matrix::Dense<T>& v,
-                             matrix::Dense<T>& p, const array<T>& state)
+                             matrix::Dense<T>& p, const array<T>& state, const FusedScaling<T>& p_hat)
 {
     const auto cols = p.get_size().cols;
     for (size_type col = 0; col < cols; ++col) {
@@ -217,11 +233,12 @@ void bicgstab_step_direction(const DefaultExecutor&, const matrix::Dense<T>& r, 
                                                    p.get_values()[row * p.get_stride() + col]);
         }
     }
+    apply_fused_scaling(p_hat, p);
 }
 
 template <typename T>
 void bicgstab_step_half(const DefaultExecutor& exec, const matrix::Dense<T>& v, matrix::Dense<T>& r, size_type slot,
-                        array<T>& state, array<T>&)
+                        array<T>& state, array<T>&, const FusedScaling<T>& s_hat)
 {
     const auto cols = r.get_size().cols;
     std::vector<T> sums_of_squares(cols);
@@ -235,6 +252,7 @@ void bicgstab_step_half(const DefaultExecutor& exec, const matrix::Dense<T>& v, 
                 alpha, v.get_const_values()[row * v.get_stride() + col], r.get_values()[row * r.get_stride() + col]);
         }
     }
+    apply_fused_scaling(s_hat, r);
     // Over every process's rows in a distributed solve, before any column decides to stop.
     ::larch::detail::complete_sums(exec, sums_of_squares.data(), cols);
     for (size_type col = 0; col < cols; ++col) {

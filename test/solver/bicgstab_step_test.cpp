@@ -10,6 +10,7 @@
 
 #include "core/matrix/dense_kernels.hpp"
 #include "larch/generate/problems.hpp"
+#include "larch/preconditioner/block_jacobi.hpp"
 #include "test/solver/check_interval_checks.hpp"
 #include "test/solver/solver_test_utils.hpp"
 #include "test/utils/compare.hpp"
@@ -70,9 +71,14 @@ TEST_P(BicgstabStepKernels, UpdateTheDirectionOfRunningColumnsWithAUsableRho)
     auto r = Dense::create(exec, {{1, 1, 1, 1}, {2, 2, 2, 2}});
     auto v = Dense::create(exec, {{1, 1, 1, 1}, {-1, -1, -1, -1}});
     auto p = Dense::create(exec, {{1, 1, 1, 1}, {0, 0, 0, 0}});
-    LARCH_RUN_KERNEL(exec, dense::bicgstab_step_direction, *r, *v, *p, state);
+    // scalar Jacobi fused: p_hat = D^{-1} p for every column, the columns left alone too
+    larch::array<double> inverse_diagonal{exec, {2.0, 0.5}};
+    auto p_hat = Dense::create(exec, dim2{2, 4});
+    LARCH_RUN_KERNEL(exec, dense::bicgstab_step_direction, *r, *v, *p, state,
+                     larch::kernels::FusedScaling<double>{&inverse_diagonal, p_hat.get()});
     // (1 - 6) + 3 = -2, (2 + 6) + 0 = 8
     larch::test::expect_dense_eq({{-2, 1, 1, 1}, {8, 0, 0, 0}}, *p);
+    larch::test::expect_dense_eq({{-4, 2, 2, 2}, {4, 0, 0, 0}}, *p_hat);
 }
 
 TEST_P(BicgstabStepKernels, HalfStepRecordsBreakdownsAndFinishesAtTheThreshold)
@@ -88,9 +94,14 @@ TEST_P(BicgstabStepKernels, HalfStepRecordsBreakdownsAndFinishesAtTheThreshold)
     auto v = Dense::create(exec, {{1, 1, 1, 1, 1, 1}, {-1, -1, -1, 1, -1, -1}});
     auto r = Dense::create(exec, {{4, 4, 4, 4, 4, 4}, {1, 1, 1, 6, 1, 1}});
     larch::array<double> workspace{exec};
-    LARCH_RUN_KERNEL(exec, dense::bicgstab_step_half, *v, *r, size_type{1}, state, workspace);
+    // scalar Jacobi fused: s_hat = D^{-1} s for every column, the broken-down ones too
+    larch::array<double> inverse_diagonal{exec, {0.5, 2.0}};
+    auto s_hat = Dense::create(exec, dim2{2, 6});
+    LARCH_RUN_KERNEL(exec, dense::bicgstab_step_half, *v, *r, size_type{1}, state, workspace,
+                     larch::kernels::FusedScaling<double>{&inverse_diagonal, s_hat.get()});
     // s0 = (4, 1) - 2 (1, -1) = (2, 3), s3 = (4, 6) - (1, 1) = (3, 5); the others keep r.
     larch::test::expect_dense_eq({{2, 4, 4, 3, 4, 4}, {3, 1, 1, 5, 1, 1}}, *r);
+    larch::test::expect_dense_eq({{1, 2, 2, 1.5, 2, 2}, {6, 2, 2, 10, 2, 2}}, *s_hat);
     const auto values = state.copy_to_host();
     EXPECT_EQ(field(values, 6, state_field::alpha, 0), 2);
     EXPECT_EQ(field(values, 6, state_field::rho, 0), 6);
@@ -124,7 +135,7 @@ TEST_P(BicgstabStepKernels, HalfStepThatMeetsTheThresholdFinishesInTheSolutionSt
     auto v = Dense::create(exec, {{1, 1}, {1, 1}});
     auto r = Dense::create(exec, {{4, 4}, {5, 5}});
     larch::array<double> workspace{exec};
-    LARCH_RUN_KERNEL(exec, dense::bicgstab_step_half, *v, *r, size_type{0}, state, workspace);
+    LARCH_RUN_KERNEL(exec, dense::bicgstab_step_half, *v, *r, size_type{0}, state, workspace, larch::kernels::FusedScaling<double>{});
     auto values = state.copy_to_host();
     EXPECT_EQ(field(values, 2, state_field::stopped, 0), state_field::half_finished);
     EXPECT_EQ(field(values, 2, state_field::norms, 0), 5);
@@ -222,7 +233,7 @@ TEST_P(BicgstabStepKernels, MatchALongDoubleOracleOnRandomVectors)
                              {state_field::t_t, {t_t[0], t_t[1]}},
                              {state_field::t_s, {t_s[0], t_s[1]}}});
     larch::array<double> workspace{exec};
-    LARCH_RUN_KERNEL(exec, dense::bicgstab_step_half, *v, *r, size_type{0}, state, workspace);
+    LARCH_RUN_KERNEL(exec, dense::bicgstab_step_half, *v, *r, size_type{0}, state, workspace, larch::kernels::FusedScaling<double>{});
     const auto s_new = r->copy_to_host();
     LARCH_RUN_KERNEL(exec, dense::bicgstab_step_solution, *p_hat, *s_hat, *t, *x, *r, size_type{0}, state, workspace);
     const auto x_new = x->copy_to_host();
@@ -325,5 +336,45 @@ TEST(BicgstabCheckIntervalErrors, ZeroIsRejected)
 }
 
 INSTANTIATE_TEST_SUITE_P(AllExecutors, BicgstabCheckInterval, ::testing::ValuesIn(larch::test::executor_names()));
+
+class BicgstabFusedJacobi : public ::testing::TestWithParam<std::string> {};
+
+TEST_P(BicgstabFusedJacobi, GivesTheBitsOfTheSameDiagonalAppliedOnItsOwn)
+{
+    LARCH_EXECUTOR_OR_SKIP(exec, GetParam());
+    // Scalar Jacobi runs inside the direction and half steps; the same D^{-1} as a diagonal Csr matrix is an
+    // operator the solver knows nothing of and applies in passes of its own (one product per entry, the
+    // same bits). Both solves must give the same iterates.
+    const auto a = interval_matrix(exec);
+    auto jacobi = larch::share(
+        larch::preconditioner::BlockJacobi<double>::build().with_max_block_size(1).on(exec)->generate(a));
+    ASSERT_NE(jacobi->get_scaling_diagonal(), nullptr);
+    const auto inverse = jacobi->get_inverse_diagonal().copy_to_host();
+    larch::matrix_data<double, std::int32_t> diagonal{dim2{inverse.size(), inverse.size()}};
+    for (std::size_t row = 0; row < inverse.size(); ++row) {
+        const auto index = static_cast<std::int32_t>(row);
+        diagonal.entries.push_back({index, index, inverse[row]});
+    }
+    const std::shared_ptr<const larch::LinOp> separate =
+        larch::share(larch::matrix::Csr<double, std::int32_t>::create(exec, diagonal));
+    auto b = Dense::create(exec, dim2{400, 1});
+    b->fill(1.0);
+    std::vector<std::vector<double>> solutions;
+    for (const auto& preconditioner : {std::shared_ptr<const larch::LinOp>{jacobi}, separate}) {
+        auto solver = larch::solver::Bicgstab<double>::build()
+                          .with_generated_preconditioner(preconditioner)
+                          .with_criteria(larch::stop::max_iterations(25))
+                          .on(exec)
+                          ->generate(a);
+        auto x = Dense::create(exec, dim2{400, 1});
+        x->fill(0.0);
+        solver->apply(b, x);
+        EXPECT_EQ(solver->get_status().iterations, 25u);
+        solutions.push_back(x->copy_to_host());
+    }
+    EXPECT_EQ(solutions[0], solutions[1]);
+}
+
+INSTANTIATE_TEST_SUITE_P(AllExecutors, BicgstabFusedJacobi, ::testing::ValuesIn(larch::test::executor_names()));
 
 }  // namespace

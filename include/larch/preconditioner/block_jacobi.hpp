@@ -16,6 +16,7 @@
 #include "larch/matrix/csr.hpp"
 #include "larch/matrix/dense.hpp"
 #include "larch/preconditioner/apply_with_dot.hpp"
+#include "larch/preconditioner/diagonal_scaling.hpp"
 
 namespace larch {
 namespace preconditioner {
@@ -92,7 +93,10 @@ enum class BlockPrecision : std::uint8_t { double_precision = 0, single_precisio
  *     auto jacobi = preconditioner::BlockJacobi<double>::build().with_max_block_size(32).on(exec)->generate(A);
  */
 template <typename V, typename I = std::int32_t>
-class BlockJacobi : public LinOp, public log::ReportsToLoggers, public ApplyWithDot<V> {
+class BlockJacobi : public LinOp,
+                    public log::ReportsToLoggers,
+                    public ApplyWithDot<V>,
+                    public DiagonalScaling<V> {
 public:
     using value_type = V;
     using index_type = I;
@@ -197,6 +201,11 @@ public:
     bool has_apply_with_dot() const noexcept override { return kinds_.get_size() == 0; }
     void apply_with_dot(const matrix::Dense<V>& r, matrix::Dense<V>& z, array<V>& dots,
                         array<V>& workspace) const override;
+    /// Scalar Jacobi (max_block_size 1) is the scaling by its inverse diagonal (DiagonalScaling).
+    const array<V>* get_scaling_diagonal() const noexcept override
+    {
+        return kinds_.get_size() == 0 ? &inverse_diagonal_ : nullptr;
+    }
     /// The fallback blocks, splits and zero diagonal rows, for a solver's loggers (log::Convergence).
     log::PreconditionerReport get_logger_report() const override;
 

@@ -226,6 +226,10 @@ protected:
     /// z = M^{-1} r and dots[j] = r_j^T z_j, completed over a distributed solve's processes: one pass where
     /// the preconditioner offers it (preconditioner::ApplyWithDot), else precondition() and compute_dot.
     void precondition_and_dot(const vector_type& r, vector_type& z, array<T>& dots, array<T>& workspace) const;
+    /// The diagonal D^{-1} when the preconditioner is a diagonal scaling on this solver's executor
+    /// (preconditioner::DiagonalScaling, e.g. scalar Jacobi), which a solver may fold into its vector updates
+    /// instead of calling precondition(); nullptr otherwise.
+    const array<T>* get_scaling_diagonal() const;
     /// r = b - A x.
     void compute_residual(const vector_type& b, const vector_type& x, vector_type& r) const;
     /// A new n x 1 vector on this solver's executor (uninitialized).
