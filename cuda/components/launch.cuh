@@ -88,6 +88,31 @@ __device__ __forceinline__ GridStrideRange grid_stride_range(std::int64_t end)
     return {first, end, std::int64_t{gridDim.x} * blockDim.x};
 }
 
+/// Row and column of entry i of a row-major walk over `cols` columns.
+struct EntryPosition {
+    std::int64_t row;
+    std::int64_t col;
+};
+
+/**
+ * Where entry i of a row-major walk over `cols` columns lies. A 64-bit division takes tens of instructions,
+ * more than an element-wise pass over a few vectors may spend per entry without falling behind memory
+ * (H100: fused BiCGSTAB steps at 83% of copy with it), so one column divides nothing and indices below
+ * 2^32 divide in 32 bits.
+ */
+__device__ __forceinline__ EntryPosition entry_position(std::int64_t i, std::int64_t cols)
+{
+    if (cols == 1) {
+        return {i, 0};
+    }
+    if (i <= 0xffffffffLL && cols <= 0xffffffffLL) {
+        const auto index = static_cast<std::uint32_t>(i);
+        const auto columns = static_cast<std::uint32_t>(cols);
+        return {index / columns, index % columns};
+    }
+    return {i / cols, i % cols};
+}
+
 /// The thin kernel behind launch_for_each: calls `function(i)` for every i in [0, num_items).
 template <typename Function>
 __global__ void __launch_bounds__(default_block_size)

@@ -7,6 +7,7 @@
 #include <cstdint>
 
 #include "core/matrix/bicgstab_step_rules.hpp"
+#include "cuda/components/launch.cuh"
 
 namespace larch {
 namespace kernels {
@@ -55,8 +56,9 @@ struct BicgstabDirectionEntries {
 
     __device__ void operator()(std::int64_t i) const
     {
-        const auto row = i / static_cast<std::int64_t>(cols);
-        const auto col = static_cast<size_type>(i % static_cast<std::int64_t>(cols));
+        const auto position = entry_position(i, static_cast<std::int64_t>(cols));
+        const auto row = position.row;
+        const auto col = static_cast<size_type>(position.col);
         T beta{};
         T v_coefficient{};
         T& p_entry = p[row * p_stride + col];

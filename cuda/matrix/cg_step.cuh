@@ -6,6 +6,7 @@
 #include <cstdint>
 
 #include "core/matrix/cg_step_rules.hpp"
+#include "cuda/components/launch.cuh"
 
 namespace larch {
 namespace kernels {
@@ -80,8 +81,9 @@ struct CgDirectionEntries {
 
     __device__ void operator()(std::int64_t i) const
     {
-        const auto row = i / static_cast<std::int64_t>(cols);
-        const auto col = static_cast<size_type>(i % static_cast<std::int64_t>(cols));
+        const auto position = entry_position(i, static_cast<std::int64_t>(cols));
+        const auto row = position.row;
+        const auto col = static_cast<size_type>(position.col);
         if (cg_rules::updates_direction(state, cols, col, slot)) {
             T& p_entry = p[row * p_stride + col];
             p_entry = z[row * z_stride + col] + cg_rules::direction_ratio(state, cols, col) * p_entry;

@@ -36,8 +36,7 @@ struct UpdateEntries {
 
     __device__ void operator()(index64 i) const
     {
-        const index64 row = i / cols;
-        const index64 col = i % cols;
+        const auto [row, col] = entry_position(i, cols);
         update(x[row * x_stride + col], b ? b[row * b_stride + col] : T{}, col);
     }
 };
@@ -95,8 +94,7 @@ struct CombineEntries {
 
     __device__ void operator()(index64 i) const
     {
-        const index64 row = i / cols;
-        const index64 col = i % cols;
+        const auto [row, col] = entry_position(i, cols);
         const T sum = alpha * a[row * a_stride + col] + beta * b[row * b_stride + col];
         T& entry = x[row * x_stride + col];
         entry = gamma == T{0} ? sum : sum + gamma * entry;

@@ -52,8 +52,7 @@ struct ApplyInverseDiagonal {
 
     __device__ void operator()(index64 i) const
     {
-        const auto row = i / cols;
-        const auto col = i % cols;
+        const auto [row, col] = entry_position(i, cols);
         const V scaled = alpha * inverse_diagonal[row] * b[row * b_stride + col];
         V& out = x[row * x_stride + col];
         out = beta == V{} ? scaled : scaled + beta * out;

@@ -91,12 +91,12 @@ struct SubtractCombination {
     index64 cols;
     __device__ void operator()(index64 entry) const
     {
-        const index64 col = entry % cols;
+        const auto [row, col] = entry_position(entry, cols);
         T combination{0};
         for (index64 i = 0; i < count; ++i) {
             combination += coefficients[i * cols + col] * basis[i * basis_stride + entry];
         }
-        w[(entry / cols) * w_stride + col] -= combination;
+        w[row * w_stride + col] -= combination;
     }
 };
 
@@ -108,8 +108,8 @@ struct NormalizeEntry {
     index64 cols;
     __device__ void operator()(index64 entry) const
     {
-        const index64 col = entry % cols;
-        T& value = v[(entry / cols) * v_stride + col];
+        const auto [row, col] = entry_position(entry, cols);
+        T& value = v[row * v_stride + col];
         value = factors[col] == T{0} ? T{0} : factors[col] * value;
     }
 };

@@ -22,8 +22,7 @@ struct FillRandom {
     std::int64_t first_col;
     __device__ void operator()(std::int64_t i) const
     {
-        const auto row = i / cols;
-        const auto col = i % cols;
+        const auto [row, col] = entry_position(i, cols);
         values[row * stride + col] = static_cast<T>(
             ::larch::kernels::components::counter_random_uniform(seed, row * global_cols + first_col + col));
     }
