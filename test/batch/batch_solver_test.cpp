@@ -131,7 +131,13 @@ protected:
             if (exact) {
                 EXPECT_EQ(iterations, expected_iterations) << "item " << item;
             } else if (status == ItemStatus::converged) {
-                const auto slack = std::max<size_type>(3, expected_iterations / 10);
+                // Well-conditioned random items agree within a tenth. On ill-conditioned real items the
+                // iteration count is chaotic in the rounding (BiCGSTAB amplifies last-bit differences of the
+                // reductions: a GPU's tree sums, COO's atomics that add in a different order on every run),
+                // by up to a fifth where only the order of operations differs (PETSc's bcgs and fbcgsr, the
+                // same method: 704 and 592 iterations on orsirr_1, benchmark/results/bicgstab_petsc_cpu.md),
+                // so a quarter there.
+                const auto slack = std::max<size_type>(3, expected_iterations / (statuses_may_differ ? 4 : 10));
                 const bool close = iterations <= expected_iterations + slack && iterations + slack >= expected_iterations;
                 if (!close && statuses_may_differ) {
                     // ill-conditioned real items: BiCGSTAB's path depends on rounding, counted with the status

@@ -6,6 +6,7 @@
 #include <cstdio>
 #include <fstream>
 #include <limits>
+#include <typeinfo>
 #include <vector>
 
 #include "larch/batch/coo.hpp"
@@ -257,7 +258,9 @@ TYPED_TEST(BatchSparseReference, ReadsOneItemPerMatrixMarketFile)
     const auto items = small_items();
     std::vector<std::string> paths;
     for (size_type item = 0; item < items.size(); ++item) {
-        paths.push_back(::testing::TempDir() + "batch_sparse_item" + std::to_string(item) + ".mtx");
+        // one name per format: ctest runs the formats' cases side by side, each writing and removing its files
+        paths.push_back(::testing::TempDir() + "batch_sparse_" + typeid(TypeParam).name() + "_item" +
+                        std::to_string(item) + ".mtx");
         larch::io::write_matrix_market(paths.back(), items[item]);
     }
 

@@ -94,10 +94,13 @@ std::vector<Problem> problems()
             result.push_back({name, io::read_matrix_market_data<double, std::int32_t>(path), path});
         }
     }
+    // The process count names the files: ctest starts the runs of 1..4 processes side by side, and a name
+    // shared by all of them let one run read a file another was writing.
+    const auto run_id = world()->size();
     for (auto& problem : result) {
         if (problem.path.empty()) {
-            // Every process writes the same file name; process 0 writes it, the others wait.
-            problem.path = ::testing::TempDir() + "larch_distributed_" + std::to_string(result.size()) + "_" +
+            // Every process uses the same file name; process 0 writes it, the others wait.
+            problem.path = ::testing::TempDir() + "larch_distributed_np" + std::to_string(run_id) + "_" +
                            std::to_string(&problem - result.data()) + ".mtx";
             if (world()->rank() == 0) {
                 io::write_matrix_market(problem.path, problem.data);
