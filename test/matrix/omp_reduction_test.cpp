@@ -52,19 +52,26 @@ TEST(OmpReductions, DotAndNormAreIdenticalForEveryThreadCount)
     check_thread_count_independence<float>(18);
 }
 
-/// x^T y summed as the omp executor promises: 4,096 rows at a time, each chunk from its first row to its
-/// last, the chunk sums added in chunk order.
+/// x^T y summed as the omp executor promises: 4,096 rows at a time; in each chunk, product i added to
+/// partial sum i % 8, the partial sums combined pairwise (l += l + 4, then l += l + 2, then l += l + 1);
+/// the chunk sums added in chunk order.
 template <typename V>
 V chunked_dot(const std::vector<V>& x, const std::vector<V>& y)
 {
     constexpr std::size_t chunk_length = 4096;
+    constexpr std::size_t lanes = 8;
     V sum{};
     for (std::size_t begin = 0; begin < x.size(); begin += chunk_length) {
-        V chunk_sum{};
+        V lane_sums[lanes]{};
         for (std::size_t i = begin; i < std::min(x.size(), begin + chunk_length); ++i) {
-            chunk_sum += x[i] * y[i];
+            lane_sums[i % lanes] += x[i] * y[i];
         }
-        sum += chunk_sum;
+        for (std::size_t width = lanes / 2; width > 0; width /= 2) {
+            for (std::size_t lane = 0; lane < width; ++lane) {
+                lane_sums[lane] += lane_sums[lane + width];
+            }
+        }
+        sum += lane_sums[0];
     }
     return sum;
 }
@@ -73,7 +80,8 @@ TEST(OmpReductions, DotIsTheChunkedSumWrittenOut)
 {
     const auto exec = larch::make_executor("omp");
     const int saved_threads = omp_get_max_threads();
-    // 1, 3 and 9 chunks (the last ones partly filled): one thread sums up to four chunks side by side
+    // 1, 3 and 9 chunks, the last ones partly filled (and not in whole groups of 8 rows); 9 chunks are
+    // summed in parallel from 32,768 rows on
     for (const std::size_t rows : {4000, 3 * 4096 + 5, 9 * 4096 - 7}) {
         for (const int threads : {1, 2}) {
             SCOPED_TRACE(std::to_string(rows) + " rows, " + std::to_string(threads) + " threads");
