@@ -13,6 +13,7 @@
 
 #include <omp.h>
 
+#include <algorithm>
 #include <cstddef>
 
 namespace larch {
@@ -64,21 +65,21 @@ void for_each_range(std::ptrdiff_t count, Body&& body)
     }
 }
 
-/// body(row) for every row of a sparse matrix with `entries` stored entries: serially below
-/// parallel_rows_threshold entries, otherwise in parallel with dynamic chunks of 64 rows, which keep the
-/// threads busy where rows differ in length.
+/// body(begin, end) on consecutive ranges of the rows of a sparse matrix with `entries` stored entries,
+/// covering [0, rows): one range on the calling thread below parallel_rows_threshold entries, otherwise
+/// ranges of 64 rows handed out dynamically, which keep the threads busy where rows differ in length.
 template <typename Body>
-void for_each_sparse_row(std::ptrdiff_t rows, std::ptrdiff_t entries, Body&& body)
+void for_each_sparse_range(std::ptrdiff_t rows, std::ptrdiff_t entries, Body&& body)
 {
     if (runs_serially(entries)) {
-        for (std::ptrdiff_t row = 0; row < rows; ++row) {
-            body(row);
-        }
+        body(std::ptrdiff_t{0}, rows);
         return;
     }
-#pragma omp parallel for schedule(dynamic, 64)
-    for (std::ptrdiff_t row = 0; row < rows; ++row) {
-        body(row);
+    constexpr std::ptrdiff_t range_length = 64;
+    const auto ranges = (rows + range_length - 1) / range_length;
+#pragma omp parallel for schedule(dynamic)
+    for (std::ptrdiff_t range = 0; range < ranges; ++range) {
+        body(range * range_length, std::min(rows, (range + 1) * range_length));
     }
 }
 

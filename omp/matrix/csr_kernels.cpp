@@ -14,38 +14,95 @@ namespace kernels {
 namespace omp {
 namespace csr {
 
+namespace {
+
+/// What the SpMV row loop reads and writes, as plain values: a copy of them in the loop's own frame stays
+/// in registers, where values captured by reference were reloaded at every row (a double written to x
+/// might alias alpha or beta), which cost about 4 cycles per row, 30% of the time on rows of 5 entries
+/// (bentpipe2d100: 45 -> 31 us).
+template <typename V, typename I>
+struct SpmvOperands {
+    V alpha;
+    const I* row_ptrs;
+    const I* col_idxs;
+    const V* values;
+    const V* b;
+    size_type b_stride;
+    V beta;
+    V* x;
+    size_type x_stride;
+};
+
+/// x(row, j) = alpha (A b)(row, j) + beta x(row, j) for the rows in [begin, end) and the num_rhs columns of
+/// b, each row summed from its first entry to its last, as on the reference executor (the same bits).
+/// Rows are taken in pairs, side by side over the length of the shorter one: a row's sum is a chain of
+/// dependent additions, and two independent chains let the core overlap them (e05r0500, 25 entries per
+/// row: 3.6 -> 2.9 us per product; rows of 4-7 entries gain up to 7%; four rows side by side were slower).
+/// unit_stride (b is one column of stride 1, a solver's vector) makes the stride a constant: the inner
+/// loops then have no multiplication per entry and enough registers for their bounds.
+template <bool unit_stride, typename V, typename I>
+void spmv_rows(SpmvOperands<V, I> op, size_type num_rhs, std::ptrdiff_t begin, std::ptrdiff_t end)
+{
+    const auto b_stride = unit_stride ? size_type{1} : op.b_stride;
+    const auto cols = unit_stride ? size_type{1} : num_rhs;
+    const auto product = [&](I k, size_type j) { return op.values[k] * op.b[op.col_idxs[k] * b_stride + j]; };
+    const auto store = [&](std::ptrdiff_t row, size_type j, V sum) {
+        auto& entry = op.x[row * op.x_stride + j];
+        entry = op.beta == V{} ? op.alpha * sum : op.alpha * sum + op.beta * entry;
+    };
+    auto row = begin;
+    for (; row + 1 < end; row += 2) {
+        const auto first = op.row_ptrs[row];
+        const auto second = op.row_ptrs[row + 1];
+        const auto last = op.row_ptrs[row + 2];
+        const auto common = std::min(second - first, last - second);
+        for (size_type j = 0; j < cols; ++j) {
+            V first_sum{};
+            V second_sum{};
+            for (I k = 0; k < common; ++k) {
+                first_sum += product(first + k, j);
+                second_sum += product(second + k, j);
+            }
+            for (auto k = first + common; k < second; ++k) {
+                first_sum += product(k, j);
+            }
+            for (auto k = second + common; k < last; ++k) {
+                second_sum += product(k, j);
+            }
+            store(row, j, first_sum);
+            store(row + 1, j, second_sum);
+        }
+    }
+    if (row < end) {
+        for (size_type j = 0; j < cols; ++j) {
+            V sum{};
+            for (auto k = op.row_ptrs[row]; k < op.row_ptrs[row + 1]; ++k) {
+                sum += product(k, j);
+            }
+            store(row, j, sum);
+        }
+    }
+}
+
+}  // namespace
+
 template <typename V, typename I>
 void spmv(const DefaultExecutor&, V alpha, const matrix::Csr<V, I>& a, const matrix::Dense<V>& b,
           V beta, matrix::Dense<V>& x)
 {
-    const auto row_ptrs = a.get_const_row_ptrs();
-    const auto col_idxs = a.get_const_col_idxs();
-    const auto values = a.get_const_values();
-    const auto b_values = b.get_const_values();
-    const auto b_stride = b.get_stride();
-    const auto x_values = x.get_values();
-    const auto x_stride = x.get_stride();
-    const auto rows = static_cast<std::ptrdiff_t>(a.get_size().rows);
+    const SpmvOperands<V, I> operands{alpha,           a.get_const_row_ptrs(), a.get_const_col_idxs(),
+                                      a.get_const_values(), b.get_const_values(), b.get_stride(),
+                                      beta,            x.get_values(),         x.get_stride()};
     const auto num_rhs = b.get_size().cols;
     const auto entries = static_cast<std::ptrdiff_t>(a.get_num_stored_elements() * num_rhs);
-    const auto row_product = [&](std::ptrdiff_t row, size_type j) {
-        V sum{};
-        for (auto k = row_ptrs[row]; k < row_ptrs[row + 1]; ++k) {
-            sum += values[k] * b_values[col_idxs[k] * b_stride + j];
-        }
-        auto& entry = x_values[row * x_stride + j];
-        entry = beta == V{} ? alpha * sum : alpha * sum + beta * entry;
-    };
-    // One right-hand side, the solvers' case, without the loop over columns around each row.
-    if (num_rhs == 1) {
-        components::for_each_sparse_row(rows, entries, [&](std::ptrdiff_t row) { row_product(row, 0); });
-        return;
-    }
-    components::for_each_sparse_row(rows, entries, [&](std::ptrdiff_t row) {
-        for (size_type j = 0; j < num_rhs; ++j) {
-            row_product(row, j);
-        }
-    });
+    components::for_each_sparse_range(static_cast<std::ptrdiff_t>(a.get_size().rows), entries,
+                                      [&](std::ptrdiff_t begin, std::ptrdiff_t end) {
+                                          if (num_rhs == 1 && operands.b_stride == 1) {
+                                              spmv_rows<true>(operands, num_rhs, begin, end);
+                                          } else {
+                                              spmv_rows<false>(operands, num_rhs, begin, end);
+                                          }
+                                      });
 }
 
 template <typename V, typename I>
