@@ -95,10 +95,66 @@ using DnVecGuard = DescriptorGuard<Descriptor, cusparseConstDnVecDescr_t, cuspar
 template <typename Descriptor>
 using DnMatGuard = DescriptorGuard<Descriptor, cusparseConstDnMatDescr_t, cusparseDestroyDnMat>;
 
-/// The SpMV path: one right-hand side, both vectors contiguous.
+/**
+ * What one Csr's cuSPARSE products keep between calls (Csr::get_spmv_cache): the matrix descriptor, and
+ * the workspaces of cusparseSpMV, which holds the preprocessing of the pattern (done once, so the row
+ * partition is not recomputed per product), and of cusparseSpMM (kept at the largest size asked for). Valid
+ * for the arrays and the device it was made for; another Csr (a copy) or device makes its own.
+ */
+struct CusparseCache {
+    CusparseCache(const CudaExecutor& exec, const void* values, const void* col_idxs, const void* row_ptrs)
+        : device{exec.get_device_id()},
+          values{values},
+          col_idxs{col_idxs},
+          row_ptrs{row_ptrs},
+          spmv_workspace{exec.shared_from_this()},
+          spmm_workspace{exec.shared_from_this()}
+    {}
+
+    bool fits(int other_device, const void* other_values, const void* other_col_idxs,
+              const void* other_row_ptrs) const
+    {
+        return device == other_device && values == other_values && col_idxs == other_col_idxs &&
+               row_ptrs == other_row_ptrs;
+    }
+
+    int device;
+    const void* values;
+    const void* col_idxs;
+    const void* row_ptrs;
+    SpMatGuard matrix;
+    array<char> spmv_workspace;
+    bool spmv_preprocessed = false;
+    array<char> spmm_workspace;
+    /// Concurrent applies of one matrix use one descriptor and workspace: one at a time.
+    std::mutex mutex;
+};
+
+/// The cache of `a` on `exec`, made (with its descriptor) where `a` has none or one for other arrays.
+template <typename V, typename I>
+std::shared_ptr<CusparseCache> get_cache(const CudaExecutor& exec, const matrix::Csr<V, I>& a)
+{
+    auto cache = std::static_pointer_cast<CusparseCache>(a.get_spmv_cache());
+    if (cache && cache->fits(exec.get_device_id(), a.get_const_values(), a.get_const_col_idxs(),
+                             a.get_const_row_ptrs())) {
+        return cache;
+    }
+    cache = std::make_shared<CusparseCache>(exec, a.get_const_values(), a.get_const_col_idxs(),
+                                            a.get_const_row_ptrs());
+    const auto size = a.get_size();
+    LARCH_CUSPARSE_CHECK(cusparseCreateConstCsr(
+        cache->matrix.out(), size.rows, size.cols, a.get_num_stored_elements(), a.get_const_row_ptrs(),
+        a.get_const_col_idxs(), a.get_const_values(), index_type_of<I>(), index_type_of<I>(),
+        CUSPARSE_INDEX_BASE_ZERO, value_type_of<V>()));
+    a.set_spmv_cache(cache);
+    return cache;
+}
+
+/// The SpMV path: one right-hand side, both vectors contiguous. The first call on a cache sizes its
+/// workspace and preprocesses the pattern into it.
 template <typename V>
-void run_spmv(const CudaExecutor& exec, cusparseHandle_t handle, cusparseConstSpMatDescr_t matrix,
-              const V* alpha, const matrix::Dense<V>& b, const V* beta, matrix::Dense<V>& x)
+void run_spmv(cusparseHandle_t handle, CusparseCache& cache, const V* alpha, const matrix::Dense<V>& b,
+              const V* beta, matrix::Dense<V>& x)
 {
     DnVecGuard<cusparseConstDnVecDescr_t> b_descr;
     DnVecGuard<cusparseDnVecDescr_t> x_descr;
@@ -106,21 +162,27 @@ void run_spmv(const CudaExecutor& exec, cusparseHandle_t handle, cusparseConstSp
                                                   b.get_const_values(), value_type_of<V>()));
     LARCH_CUSPARSE_CHECK(
         cusparseCreateDnVec(x_descr.out(), x.get_size().rows, x.get_values(), value_type_of<V>()));
-    size_t workspace_size = 0;
-    LARCH_CUSPARSE_CHECK(cusparseSpMV_bufferSize(
-        handle, CUSPARSE_OPERATION_NON_TRANSPOSE, alpha, matrix, b_descr.get(), beta, x_descr.get(),
-        value_type_of<V>(), CUSPARSE_SPMV_ALG_DEFAULT, &workspace_size));
-    array<char> workspace{exec.shared_from_this(), workspace_size};
-    LARCH_CUSPARSE_CHECK(cusparseSpMV(handle, CUSPARSE_OPERATION_NON_TRANSPOSE, alpha, matrix,
+    if (!cache.spmv_preprocessed) {
+        size_t workspace_size = 0;
+        LARCH_CUSPARSE_CHECK(cusparseSpMV_bufferSize(
+            handle, CUSPARSE_OPERATION_NON_TRANSPOSE, alpha, cache.matrix.get(), b_descr.get(), beta,
+            x_descr.get(), value_type_of<V>(), CUSPARSE_SPMV_ALG_DEFAULT, &workspace_size));
+        cache.spmv_workspace.resize_and_reset(workspace_size);
+        LARCH_CUSPARSE_CHECK(cusparseSpMV_preprocess(
+            handle, CUSPARSE_OPERATION_NON_TRANSPOSE, alpha, cache.matrix.get(), b_descr.get(), beta,
+            x_descr.get(), value_type_of<V>(), CUSPARSE_SPMV_ALG_DEFAULT, cache.spmv_workspace.get_data()));
+        cache.spmv_preprocessed = true;
+    }
+    LARCH_CUSPARSE_CHECK(cusparseSpMV(handle, CUSPARSE_OPERATION_NON_TRANSPOSE, alpha, cache.matrix.get(),
                                       b_descr.get(), beta, x_descr.get(), value_type_of<V>(),
-                                      CUSPARSE_SPMV_ALG_DEFAULT, workspace.get_data()));
+                                      CUSPARSE_SPMV_ALG_DEFAULT, cache.spmv_workspace.get_data()));
 }
 
 /// The SpMM path: several right-hand sides or strided vectors, as row-major dense matrices whose
-/// leading dimension is the Dense stride.
+/// leading dimension is the Dense stride; the cache's workspace grows to the largest size needed.
 template <typename V>
-void run_spmm(const CudaExecutor& exec, cusparseHandle_t handle, cusparseConstSpMatDescr_t matrix,
-              const V* alpha, const matrix::Dense<V>& b, const V* beta, matrix::Dense<V>& x)
+void run_spmm(cusparseHandle_t handle, CusparseCache& cache, const V* alpha, const matrix::Dense<V>& b,
+              const V* beta, matrix::Dense<V>& x)
 {
     DnMatGuard<cusparseConstDnMatDescr_t> b_descr;
     DnMatGuard<cusparseDnMatDescr_t> x_descr;
@@ -132,14 +194,15 @@ void run_spmm(const CudaExecutor& exec, cusparseHandle_t handle, cusparseConstSp
                                              CUSPARSE_ORDER_ROW));
     size_t workspace_size = 0;
     LARCH_CUSPARSE_CHECK(cusparseSpMM_bufferSize(
-        handle, CUSPARSE_OPERATION_NON_TRANSPOSE, CUSPARSE_OPERATION_NON_TRANSPOSE, alpha, matrix,
-        b_descr.get(), beta, x_descr.get(), value_type_of<V>(), CUSPARSE_SPMM_ALG_DEFAULT,
-        &workspace_size));
-    array<char> workspace{exec.shared_from_this(), workspace_size};
+        handle, CUSPARSE_OPERATION_NON_TRANSPOSE, CUSPARSE_OPERATION_NON_TRANSPOSE, alpha, cache.matrix.get(),
+        b_descr.get(), beta, x_descr.get(), value_type_of<V>(), CUSPARSE_SPMM_ALG_DEFAULT, &workspace_size));
+    if (cache.spmm_workspace.get_size() < workspace_size) {
+        cache.spmm_workspace.resize_and_reset(workspace_size);
+    }
     LARCH_CUSPARSE_CHECK(cusparseSpMM(handle, CUSPARSE_OPERATION_NON_TRANSPOSE,
-                                      CUSPARSE_OPERATION_NON_TRANSPOSE, alpha, matrix,
+                                      CUSPARSE_OPERATION_NON_TRANSPOSE, alpha, cache.matrix.get(),
                                       b_descr.get(), beta, x_descr.get(), value_type_of<V>(),
-                                      CUSPARSE_SPMM_ALG_DEFAULT, workspace.get_data()));
+                                      CUSPARSE_SPMM_ALG_DEFAULT, cache.spmm_workspace.get_data()));
 }
 
 }  // namespace
@@ -163,15 +226,12 @@ void cusparse_spmv(const CudaExecutor& exec, V alpha, const matrix::Csr<V, I>& a
         return;
     }
     const auto handle = get_handle(exec.get_device_id());
-    SpMatGuard matrix;
-    LARCH_CUSPARSE_CHECK(cusparseCreateConstCsr(
-        matrix.out(), size.rows, size.cols, a.get_num_stored_elements(), a.get_const_row_ptrs(),
-        a.get_const_col_idxs(), a.get_const_values(), index_type_of<I>(), index_type_of<I>(),
-        CUSPARSE_INDEX_BASE_ZERO, value_type_of<V>()));
+    const auto cache = get_cache(exec, a);
+    std::lock_guard<std::mutex> lock{cache->mutex};
     if (num_rhs == 1 && b.get_stride() == 1 && x.get_stride() == 1) {
-        run_spmv(exec, handle, matrix.get(), &alpha, b, &beta, x);
+        run_spmv(handle, *cache, &alpha, b, &beta, x);
     } else {
-        run_spmm(exec, handle, matrix.get(), &alpha, b, &beta, x);
+        run_spmm(handle, *cache, &alpha, b, &beta, x);
     }
 }
 

@@ -8,6 +8,7 @@
 #include <memory>
 #include <string>
 #include <utility>
+#include <vector>
 
 #include "larch/base/executor.hpp"
 #include "larch/matrix/csr.hpp"
@@ -83,6 +84,80 @@ TEST_P(CsrSpmvAlgorithmOnEveryExecutor, VendorKernelMatchesReference)
     larch::test::expect_apply_matches_reference_on_random_matrices<FloatCsr>(exec, 620);
     larch::test::expect_apply_matches_reference_on_random_matrices<DoubleCsr>(exec, 720);
     expect_every_subwarp_size_matches_reference<DoubleCsr>(exec, 920);
+}
+
+/// A 300 x 300 matrix of small integers (up to 5 entries a row) and x = A b for b(i, j) = (i + 3 j) % 7 - 3
+/// computed on the host: every product and sum is exact, so any executor must give these bits.
+struct IntegerProblem {
+    larch::matrix_data<double, std::int32_t> data{dim2{300, 300}};
+
+    explicit IntegerProblem(int shift)
+    {
+        for (std::int32_t row = 0; row < 300; ++row) {
+            for (std::int32_t k = 0; k < 1 + row % 5; ++k) {
+                data.entries.push_back({row, (row * 7 + k * 61) % 300, double((row + k + shift) % 9 - 4)});
+            }
+        }
+        data.sort_row_major();
+    }
+
+    std::vector<double> b(larch::size_type cols) const
+    {
+        std::vector<double> values(300 * cols);
+        for (larch::size_type i = 0; i < 300; ++i) {
+            for (larch::size_type j = 0; j < cols; ++j) {
+                values[i * cols + j] = double((i + 3 * j) % 7) - 3;
+            }
+        }
+        return values;
+    }
+
+    std::vector<double> x(larch::size_type cols) const
+    {
+        const auto b_values = b(cols);
+        std::vector<double> values(300 * cols, 0.0);
+        for (const auto& e : data.entries) {
+            for (larch::size_type j = 0; j < cols; ++j) {
+                values[e.row * cols + j] += e.value * b_values[e.col * cols + j];
+            }
+        }
+        return values;
+    }
+};
+
+TEST_P(CsrSpmvAlgorithmOnEveryExecutor, VendorKernelKeepsItsPreparationAcrossApplies)
+{
+    LARCH_EXECUTOR_OR_SKIP(exec, GetParam());
+    if (exec->get_name().rfind("hip", 0) == 0) {
+        GTEST_SKIP() << "the vendor SpMV (cuSPARSE) exists only on CUDA";
+    }
+    // cuSPARSE's descriptor and preprocessed workspace are made by the first apply and kept with the matrix:
+    // later applies to other vectors (one and three columns: the SpMV and SpMM paths), after the values
+    // were rewritten, and of a copy of the matrix must still be right.
+    const IntegerProblem first{0};
+    const IntegerProblem second{5};
+    auto a = CsrWith<double, CsrSpmvAlgorithm::vendor>::create(exec, first.data);
+    const auto expect_product = [&](const Csr<double>& matrix, const IntegerProblem& problem,
+                                    larch::size_type cols) {
+        SCOPED_TRACE(std::to_string(cols) + " column(s)");
+        auto b = larch::matrix::Dense<double>::create(exec, dim2{300, cols}, problem.b(cols));
+        auto x = larch::matrix::Dense<double>::create(exec, dim2{300, cols});
+        matrix.apply(b, x);
+        EXPECT_EQ(x->copy_to_host(), problem.x(cols));
+    };
+    for (const larch::size_type cols : {1, 3, 1}) {
+        expect_product(*a, first, cols);
+    }
+    // the second problem has the first one's pattern: rewrite the values in place
+    const auto second_csr = Csr<double>::create(exec->get_host(), second.data);
+    const larch::array<double> second_values{exec->get_host(), second_csr->get_const_values(),
+                                             second_csr->get_const_values() + second_csr->get_num_stored_elements()};
+    auto values = larch::array<double>::view(exec, a->get_num_stored_elements(), a->get_values());
+    values.copy_from(second_values);
+    expect_product(*a, second, 1);
+    const Csr<double> copy{*a};
+    expect_product(copy, second, 1);
+    expect_product(*a, second, 3);
 }
 
 TEST_P(CsrSpmvAlgorithmOnEveryExecutor, VendorKernelRejectsUnalignedViewsWhereItCannotRun)

@@ -1,6 +1,7 @@
 // matrix::Csr<V, I>: compressed sparse row storage, the main sparse format of larch.
 #pragma once
 
+#include <atomic>
 #include <memory>
 
 #include "larch/base/array.hpp"
@@ -60,12 +61,34 @@ public:
     std::unique_ptr<Csr> transpose() const;
 
     size_type get_num_stored_elements() const noexcept { return values_.get_size(); }
-    V* get_values() noexcept { return values_.get_data(); }
+    /// The arrays for writing. Each call drops what the SpMV keeps between applies (see get_spmv_cache), so
+    /// write through a pointer obtained after the last apply.
+    V* get_values() noexcept
+    {
+        spmv_cache_.reset();
+        return values_.get_data();
+    }
     const V* get_const_values() const noexcept { return values_.get_const_data(); }
-    I* get_col_idxs() noexcept { return col_idxs_.get_data(); }
+    I* get_col_idxs() noexcept
+    {
+        spmv_cache_.reset();
+        return col_idxs_.get_data();
+    }
     const I* get_const_col_idxs() const noexcept { return col_idxs_.get_const_data(); }
-    I* get_row_ptrs() noexcept { return row_ptrs_.get_data(); }
+    I* get_row_ptrs() noexcept
+    {
+        spmv_cache_.reset();
+        return row_ptrs_.get_data();
+    }
     const I* get_const_row_ptrs() const noexcept { return row_ptrs_.get_const_data(); }
+
+    /**
+     * What an executor's SpMV derives from this matrix and keeps between applies (on CUDA the cuSPARSE
+     * matrix descriptor and the workspace its preprocessing lives in), made by the first apply that needs
+     * it; null before. For the kernels, not for users. Safe to call from concurrent applies.
+     */
+    std::shared_ptr<void> get_spmv_cache() const { return std::atomic_load(&spmv_cache_); }
+    void set_spmv_cache(std::shared_ptr<void> cache) const { std::atomic_store(&spmv_cache_, std::move(cache)); }
 
     void set_spmv_algorithm(CsrSpmvAlgorithm algorithm) noexcept { algorithm_ = algorithm; }
     CsrSpmvAlgorithm get_spmv_algorithm() const noexcept { return algorithm_; }
@@ -85,6 +108,7 @@ private:
     array<I> col_idxs_;
     array<I> row_ptrs_;
     CsrSpmvAlgorithm algorithm_ = CsrSpmvAlgorithm::automatic;
+    mutable std::shared_ptr<void> spmv_cache_;
 };
 
 }  // namespace matrix
