@@ -9,6 +9,7 @@
 
 #include <algorithm>
 #include <cstddef>
+#include <utility>
 #include <vector>
 
 #include "omp/components/parallel_rows.hpp"
@@ -31,17 +32,25 @@ constexpr std::ptrdiff_t sum_lanes = 8;
 
 static_assert(fixed_order_chunk_length % sum_lanes == 0, "every chunk starts in lane 0");
 
+/// lanes[l] += term(i + l) for l = 0, 1, ..., in this order: written out at compile time, so the lanes stay in
+/// registers (a loop over them kept them in memory, each addition waiting on a store).
+template <typename T, typename Term, std::size_t... lane>
+void add_to_lanes(T* lanes, std::ptrdiff_t i, Term& term, std::index_sequence<lane...>)
+{
+    ((lanes[lane] += term(i + static_cast<std::ptrdiff_t>(lane))), ...);
+}
+
 /// sum of term(i) for i in [begin, end) (begin a multiple of sum_lanes): the terms in increasing i, term i
 /// added to lane i % sum_lanes, then lane l + w added to lane l for w = sum_lanes / 2, ..., 2, 1.
+/// `term` is a copy: what it captures by value lives in this frame, where no store through a pointer the
+/// terms write to can change it, so it is not reloaded for every term.
 template <typename T, typename Term>
-T lane_sum(std::ptrdiff_t begin, std::ptrdiff_t end, Term& term)
+T lane_sum(std::ptrdiff_t begin, std::ptrdiff_t end, Term term)
 {
     T lanes[sum_lanes]{};
     auto i = begin;
     for (; i + sum_lanes <= end; i += sum_lanes) {
-        for (std::ptrdiff_t lane = 0; lane < sum_lanes; ++lane) {
-            lanes[lane] += term(i + lane);
-        }
+        add_to_lanes(lanes, i, term, std::make_index_sequence<static_cast<std::size_t>(sum_lanes)>{});
     }
     for (std::ptrdiff_t lane = 0; i < end; ++i, ++lane) {
         lanes[lane] += term(i);

@@ -7,6 +7,7 @@
 #include "core/matrix/cg_step_rules.hpp"
 
 #include "omp/components/contiguous.hpp"
+#include "omp/components/dense_column.hpp"
 #include "omp/components/fixed_order_sum.hpp"
 #include "omp/components/parallel_rows.hpp"
 
@@ -228,10 +229,13 @@ void compute_dot(const DefaultExecutor&, const matrix::Dense<T>& a, const matrix
 {
     const auto rows = static_cast<std::ptrdiff_t>(a.get_size().rows);
     for (size_type col = 0; col < a.get_size().cols; ++col) {
-        result.get_data()[col] = components::fixed_order_sum<T>(rows, [&](std::ptrdiff_t row) {
-            return a.get_const_values()[row * a.get_stride() + col] *
-                   b.get_const_values()[row * b.get_stride() + col];
-        });
+        result.get_data()[col] = components::with_columns(
+            col,
+            [rows](auto a_column, auto b_column) {
+                return components::fixed_order_sum<T>(
+                    rows, [=](std::ptrdiff_t row) { return a_column[row] * b_column[row]; });
+            },
+            a, b);
     }
 }
 
@@ -257,11 +261,15 @@ void compute_dot_pair(const DefaultExecutor&, const matrix::Dense<T>& a, const m
     const auto cols = a.get_size().cols;
     const auto rows = static_cast<std::ptrdiff_t>(a.get_size().rows);
     for (size_type col = 0; col < cols; ++col) {
-        const auto sums = components::fixed_order_sum<SumPair<T>>(rows, [&](std::ptrdiff_t row) {
-            const auto a_entry = a.get_const_values()[row * a.get_stride() + col];
-            return SumPair<T>{a_entry * b.get_const_values()[row * b.get_stride() + col],
-                              a_entry * c.get_const_values()[row * c.get_stride() + col]};
-        });
+        const auto sums = components::with_columns(
+            col,
+            [rows](auto a_column, auto b_column, auto c_column) {
+                return components::fixed_order_sum<SumPair<T>>(rows, [=](std::ptrdiff_t row) {
+                    const auto a_entry = a_column[row];
+                    return SumPair<T>{a_entry * b_column[row], a_entry * c_column[row]};
+                });
+            },
+            a, b, c);
         result.get_data()[col] = sums.first;
         result.get_data()[cols + col] = sums.second;
     }
@@ -301,10 +309,15 @@ void compute_norm2(const DefaultExecutor&, const matrix::Dense<T>& a, array<T>& 
             result.get_data()[col] = scale;
             continue;
         }
-        const auto sum_of_squares = components::fixed_order_sum<T>(rows, [&](std::ptrdiff_t row) {
-            const auto ratio = values[row * stride + col] / scale;
-            return ratio * ratio;
-        });
+        const auto sum_of_squares = components::with_columns(
+            col,
+            [rows, scale](auto a_column) {
+                return components::fixed_order_sum<T>(rows, [=](std::ptrdiff_t row) {
+                    const auto ratio = a_column[row] / scale;
+                    return ratio * ratio;
+                });
+            },
+            a);
         result.get_data()[col] = scale * std::sqrt(sum_of_squares);
     }
 }
@@ -324,12 +337,17 @@ void cg_step_solution(const DefaultExecutor& exec, const matrix::Dense<T>& p, co
             continue;
         }
         const auto alpha = cg_rules::step_length(state.get_const_data(), cols, col);
-        sums_of_squares[col] = components::fixed_order_sum<T>(rows, [&](std::ptrdiff_t row) {
-            auto& r_entry = r.get_values()[row * r.get_stride() + col];
-            x.get_values()[row * x.get_stride() + col] += alpha * p.get_const_values()[row * p.get_stride() + col];
-            r_entry -= alpha * q.get_const_values()[row * q.get_stride() + col];
-            return r_entry * r_entry;
-        });
+        sums_of_squares[col] = components::with_columns(
+            col,
+            [rows, alpha](auto p_column, auto q_column, auto x_column, auto r_column) {
+                return components::fixed_order_sum<T>(rows, [=](std::ptrdiff_t row) {
+                    auto& r_entry = r_column[row];
+                    x_column[row] += alpha * p_column[row];
+                    r_entry -= alpha * q_column[row];
+                    return r_entry * r_entry;
+                });
+            },
+            p, q, x, r);
     }
     // Over every process's rows in a distributed solve, before any column decides to stop.
     ::larch::detail::complete_sums(exec, sums_of_squares.data(), cols);
@@ -438,15 +456,23 @@ void bicgstab_step_half(const DefaultExecutor& exec, const matrix::Dense<T>& v, 
             continue;
         }
         const auto alpha = bicgstab_rules::half_step_length(state.get_const_data(), cols, col);
-        sums_of_squares[col] = components::fixed_order_sum<T>(rows, [&](std::ptrdiff_t row) {
-            auto& s_entry = r.get_values()[row * r.get_stride() + col];
-            const auto square =
-                bicgstab_rules::update_half_step_entry(alpha, v.get_const_values()[row * v.get_stride() + col], s_entry);
-            if (inverse != nullptr) {
-                s_hat.scaled->get_values()[row * s_hat.scaled->get_stride() + col] = inverse[row] * s_entry;
-            }
-            return square;
-        });
+        const auto half_step = [rows, alpha](auto v_column, auto s_column) {
+            return components::fixed_order_sum<T>(rows, [=](std::ptrdiff_t row) {
+                return bicgstab_rules::update_half_step_entry(alpha, v_column[row], s_column[row]);
+            });
+        };
+        // s_hat = D^{-1} s from the pass that updates s, where the preconditioner is a diagonal scaling
+        const auto scaled_half_step = [rows, alpha, inverse](auto v_column, auto s_column, auto s_hat_column) {
+            return components::fixed_order_sum<T>(rows, [=](std::ptrdiff_t row) {
+                auto& s_entry = s_column[row];
+                const auto square = bicgstab_rules::update_half_step_entry(alpha, v_column[row], s_entry);
+                s_hat_column[row] = inverse[row] * s_entry;
+                return square;
+            });
+        };
+        sums_of_squares[col] = inverse != nullptr
+                                   ? components::with_columns(col, scaled_half_step, v, r, *s_hat.scaled)
+                                   : components::with_columns(col, half_step, v, r);
     }
     // Over every process's rows in a distributed solve, before any column decides to stop.
     ::larch::detail::complete_sums(exec, sums_of_squares.data(), cols);
@@ -472,13 +498,17 @@ void bicgstab_step_solution(const DefaultExecutor& exec, const matrix::Dense<T>&
         const auto alpha = bicgstab_rules::value(state.get_const_data(), cols, bicgstab_state::alpha, col);
         const auto omega =
             update == SolutionUpdate::full ? bicgstab_rules::solution_omega(state.get_const_data(), cols, col) : T{};
-        sums_of_squares[col] = components::fixed_order_sum<T>(rows, [&](std::ptrdiff_t row) {
-            return bicgstab_rules::update_solution_entry(
-                update, alpha, omega, p_hat.get_const_values()[row * p_hat.get_stride() + col],
-                s_hat.get_const_values()[row * s_hat.get_stride() + col],
-                t.get_const_values()[row * t.get_stride() + col], x.get_values()[row * x.get_stride() + col],
-                r.get_values()[row * r.get_stride() + col]);
-        });
+        sums_of_squares[col] = components::with_columns(
+            col,
+            [rows, update, alpha, omega](auto p_hat_column, auto s_hat_column, auto t_column, auto x_column,
+                                         auto r_column) {
+                return components::fixed_order_sum<T>(rows, [=](std::ptrdiff_t row) {
+                    return bicgstab_rules::update_solution_entry(update, alpha, omega, p_hat_column[row],
+                                                                 s_hat_column[row], t_column[row], x_column[row],
+                                                                 r_column[row]);
+                });
+            },
+            p_hat, s_hat, t, x, r);
     }
     ::larch::detail::complete_sums(exec, sums_of_squares.data(), cols);
     for (size_type col = 0; col < cols; ++col) {

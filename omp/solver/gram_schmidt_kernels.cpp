@@ -1,6 +1,6 @@
 // OpenMP Gram-Schmidt kernels: the projections as fixed-order sums, one per basis vector and column (the
-// reference's value up to 4,096 rows, and the same on any number of threads and for a column solved alone),
-// the updates over the rows of w (in parallel for long vectors).
+// same on any number of threads and for a column solved alone), the updates over the rows of w (in parallel
+// for long vectors).
 #include "core/solver/gram_schmidt_kernels.hpp"
 
 #include <cstddef>
