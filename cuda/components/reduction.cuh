@@ -49,62 +49,12 @@ constexpr std::int64_t max_partials_per_column = 1024;
 /// Columns of at most this many rows are reduced in one launch (reduce_short_columns).
 constexpr std::int64_t max_short_column_rows = 4096;
 
-/**
- * At least `count` arrival counters on `exec`'s device, zero between launches (the last block of a column
- * resets its counter): one array per device, made on first use, enlarged when too small, kept for the
- * process. Every larch launch runs on the device's default stream, so no two reductions use it at once.
- */
-unsigned int* get_arrival_counters(const GpuExecutor& exec, std::int64_t count);
-
-/**
- * Whether this block is the last of `blocks` to arrive at `counter`, each after writing its partial results
- * (written by thread 0, or by threads that fenced them and then synchronized the block; every thread of the
- * block calls this). The last one resets the counter for the next launch and then sees every other block's
- * partial results.
- */
-__device__ __forceinline__ bool is_last_arrival(unsigned int* counter, unsigned int blocks)
-{
-    __shared__ bool last;
-    if (threadIdx.x == 0) {
-        __threadfence();  // this block's partial result is visible device-wide before it counts
-        last = atomicAdd(counter, 1u) + 1 == blocks;
-        if (last) {
-            *counter = 0;
-            __threadfence();
-        }
-    }
-    __syncthreads();
-    return last;
-}
-
-/// result[col] = finalize(col, total of the column's `num_partials` partial results), by the whole block,
-/// the partial results combined in a fixed order (the result does not depend on which block runs this).
-/// Other blocks wrote them in this launch: volatile reads bypass this block's L1 cache.
-template <typename T, typename Op, typename Finalize>
-__device__ __forceinline__ void finish_column(std::int64_t col, std::int64_t num_partials, const T* partials,
-                                              Op op, T identity, const Finalize& finalize, T* result)
-{
-    const volatile T* column_partials = partials + col * num_partials;
-    T total = identity;
-    for (std::int64_t i = threadIdx.x; i < num_partials; i += blockDim.x) {
-        total = op(total, T{column_partials[i]});
-    }
-    total = block_all_reduce<reduction_block_size>(total, op);
-    if (threadIdx.x == 0) {
-        result[col] = finalize(col, total);
-    }
-}
-
-/**
- * Each block reduces `entry(row, col)` over its grid-stride share of the rows of column blockIdx.y (and
- * further columns with stride gridDim.y) into one partial result; the column's last block to finish
- * combines them and finalizes the column, so the reduction is one launch. A second launch for the
- * combination cost about 5 us per reduction at 10M rows on the H100, three to five per solver iteration.
- */
-template <typename T, typename Entry, typename Op, typename Finalize>
+/// Stage 1: each block reduces `entry(row, col)` over its grid-stride share of the rows of column
+/// blockIdx.y (and further columns with stride gridDim.y); one partial result per block and column.
+template <typename T, typename Entry, typename Op>
 __global__ void __launch_bounds__(reduction_block_size)
-    reduce_columns_kernel(std::int64_t rows, std::int64_t cols, Entry entry, Op op, T identity, Finalize finalize,
-                          T* result, T* partials, unsigned int* arrivals)
+    reduce_columns_partial(std::int64_t rows, std::int64_t cols, Entry entry, Op op, T identity,
+                           T* partials)
 {
     for (std::int64_t col = blockIdx.y; col < cols; col += gridDim.y) {
         T partial = identity;
@@ -116,22 +66,19 @@ __global__ void __launch_bounds__(reduction_block_size)
         if (threadIdx.x == 0) {
             partials[col * gridDim.x + blockIdx.x] = partial;
         }
-        if (is_last_arrival(arrivals + col, gridDim.x)) {
-            finish_column(col, gridDim.x, partials, op, identity, finalize, result);
-        }
     }
 }
 
-/// As reduce_columns_kernel for 2, 4, 8, 16 or 32 columns: the threads stride over the (row, col) pairs in
-/// row-major order, so a warp reads consecutive entries of a row-major block (coalesced) where the kernel
-/// above reads one column's entries a row apart (a 64-byte row of 8 doubles costs a 32-byte sector per 8
-/// useful bytes, column after column). The column count divides the block and the grid, so thread t always
-/// meets column t % cols; lanes of one column are combined by shuffles, then the block's warps in order.
-/// One partial result per block and column; the last block to finish combines and finalizes every column.
-template <typename T, typename Entry, typename Op, typename Finalize>
+/// Stage 1 for 2, 4, 8, 16 or 32 columns: the threads stride over the (row, col) pairs in row-major order,
+/// so a warp reads consecutive entries of a row-major block (coalesced) where the kernel above reads one
+/// column's entries a row apart (a 64-byte row of 8 doubles costs a 32-byte sector per 8 useful bytes,
+/// column after column). The column count divides the block and the grid, so thread t always meets
+/// column t % cols; lanes of one column are combined by shuffles, then the block's warps in order. One
+/// partial result per block and column, as above.
+template <typename T, typename Entry, typename Op>
 __global__ void __launch_bounds__(reduction_block_size)
-    reduce_interleaved_columns_kernel(std::int64_t rows, int cols, Entry entry, Op op, T identity,
-                                      Finalize finalize, T* result, T* partials, unsigned int* arrivals)
+    reduce_interleaved_columns_partial(std::int64_t rows, int cols, Entry entry, Op op, T identity,
+                                       T* partials)
 {
     const std::int64_t pairs = rows * cols;
     const int col = static_cast<int>(threadIdx.x) % cols;
@@ -160,18 +107,11 @@ __global__ void __launch_bounds__(reduction_block_size)
             total = op(total, group_results[group][threadIdx.x]);
         }
         partials[std::int64_t{threadIdx.x} * gridDim.x + blockIdx.x] = total;
-        __threadfence();  // visible device-wide before thread 0 counts the block's arrival
-    }
-    __syncthreads();
-    if (is_last_arrival(arrivals, gridDim.x)) {
-        for (int column = 0; column < cols; ++column) {
-            finish_column(column, gridDim.x, partials, op, identity, finalize, result);
-        }
     }
 }
 
-/// Short columns: one block per column reduces all of it and finalizes it, without partial results (a
-/// grid over a few thousand rows, where a solver's iteration is launch-bound, costs more than the work).
+/// Short columns in one launch: one block per column reduces all of it and finalizes it (the two launches
+/// below cost more than the work for a few thousand rows, where a solver's iteration is launch-bound).
 template <typename T, typename Entry, typename Op, typename Finalize>
 __global__ void __launch_bounds__(reduction_block_size)
     reduce_short_columns(std::int64_t rows, std::int64_t cols, Entry entry, Op op, T identity,
@@ -189,16 +129,21 @@ __global__ void __launch_bounds__(reduction_block_size)
     }
 }
 
-/// The second launch of reductions whose first kernel writes `num_partials` partial results per column of
-/// its own (gram_schmidt::project): one block per column combines them in finish_column's order and
-/// result[col] = finalize(col, total).
+/// Stage 2: one block per column combines its partial results; result[col] = finalize(col, total).
 template <typename T, typename Op, typename Finalize>
 __global__ void __launch_bounds__(reduction_block_size)
     reduce_columns_final(std::int64_t num_partials, std::int64_t cols, const T* partials, Op op,
                          T identity, Finalize finalize, T* result)
 {
     for (std::int64_t col = blockIdx.x; col < cols; col += gridDim.x) {
-        finish_column(col, num_partials, partials, op, identity, finalize, result);
+        T total = identity;
+        for (std::int64_t i = threadIdx.x; i < num_partials; i += blockDim.x) {
+            total = op(total, partials[col * num_partials + i]);
+        }
+        total = block_all_reduce<reduction_block_size>(total, op);
+        if (threadIdx.x == 0) {
+            result[col] = finalize(col, total);
+        }
     }
 }
 
@@ -239,11 +184,11 @@ inline std::int64_t reduction_partials_per_column(const GpuExecutor& exec, std::
 
 /**
  * result[col] = finalize(col, op(entry(0, col), ..., entry(rows - 1, col))) for every col < cols, with
- * `result` in device memory. One launch: blocks over rows on x and columns on y (or over the row-major
- * (row, col) pairs for 2..32 columns in a power of two) write partial results to a workspace of at most
- * 1024 values per column, taken from `workspace` (enlarged only when too small, so a caller that keeps it
- * allocates once), and the last block to finish a column combines them in a fixed order; no workspace for
- * at most max_short_column_rows rows. `entry` and `finalize` are functors with `__device__ T
+ * `result` in device memory. Two launches (blocks over rows on x and columns on y, or over the row-major
+ * (row, col) pairs for 2..32 columns in a power of two; then one block per column over the partial
+ * results) and a workspace of at most 1024 values per column, taken from `workspace` (enlarged only when
+ * too small, so a caller that keeps it allocates once); one launch and no workspace for at most
+ * max_short_column_rows rows. `entry` and `finalize` are functors with `__device__ T
  * operator()(std::int64_t, std::int64_t)` and `__device__ T operator()(std::int64_t col, T total)`;
  * `entry` is called exactly once per (row, col) and `finalize` once per column, after every entry of its
  * column (not necessarily after those of the other columns), so either may also write memory of its own
@@ -272,17 +217,21 @@ void reduce_columns(const GpuExecutor& exec, std::int64_t rows, std::int64_t col
     if (workspace.get_size() < needed) {
         workspace.resize_and_reset(needed);
     }
-    const auto arrivals = get_arrival_counters(exec, cols);
     if (reduces_interleaved_columns(cols, layout)) {
-        reduce_interleaved_columns_kernel<<<static_cast<unsigned>(blocks_per_column), reduction_block_size>>>(
-            rows, static_cast<int>(cols), entry, op, identity, finalize, result, workspace.get_data(), arrivals);
-        LARCH_LAUNCH_CHECK("components::reduce_interleaved_columns_kernel");
+        reduce_interleaved_columns_partial<<<static_cast<unsigned>(blocks_per_column),
+                                             reduction_block_size>>>(rows, static_cast<int>(cols), entry, op,
+                                                                      identity, workspace.get_data());
+        LARCH_LAUNCH_CHECK("components::reduce_interleaved_columns_partial");
     } else {
-        reduce_columns_kernel<<<dim3(static_cast<unsigned>(blocks_per_column), static_cast<unsigned>(column_blocks)),
-                                reduction_block_size>>>(rows, cols, entry, op, identity, finalize, result,
-                                                        workspace.get_data(), arrivals);
-        LARCH_LAUNCH_CHECK("components::reduce_columns_kernel");
+        reduce_columns_partial<<<dim3(static_cast<unsigned>(blocks_per_column),
+                                      static_cast<unsigned>(column_blocks)),
+                                 reduction_block_size>>>(rows, cols, entry, op, identity,
+                                                         workspace.get_data());
+        LARCH_LAUNCH_CHECK("components::reduce_columns_partial");
     }
+    reduce_columns_final<<<static_cast<unsigned>(column_blocks), reduction_block_size>>>(
+        blocks_per_column, cols, workspace.get_const_data(), op, identity, finalize, result);
+    LARCH_LAUNCH_CHECK("components::reduce_columns_final");
 }
 
 /// As above with a workspace of its own (from the executor's stream-ordered pool).
