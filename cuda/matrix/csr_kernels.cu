@@ -87,6 +87,71 @@ __global__ void __launch_bounds__(default_block_size)
     }
 }
 
+/// Rows per block of spmv_stream_kernel, and how many of their nonzeros it stages in shared memory.
+constexpr int stream_rows = 256;
+constexpr int stream_capacity = 8 * stream_rows;
+
+/**
+ * Short rows, one right-hand side ("CSR-stream"): a block takes stream_rows consecutive rows, copies their
+ * nonzeros (values and column indices, contiguous in CSR) to shared memory with coalesced loads of the whole
+ * block, then each thread sums its row from there in column order. A sub-warp per row of a few nonzeros
+ * leaves lanes idle and spends shuffles per row; a thread per row reading global memory reads a row's
+ * entries a row length apart. Rows of a block whose nonzeros exceed the capacity are read from global memory.
+ */
+template <typename V, typename I>
+__global__ void __launch_bounds__(stream_rows)
+    spmv_stream_kernel(index64 rows, V alpha, const I* __restrict__ row_ptrs, const I* __restrict__ col_idxs,
+                       const V* __restrict__ values, const V* __restrict__ b, index64 b_stride, V beta,
+                       V* __restrict__ x, index64 x_stride)
+{
+    __shared__ V staged_values[stream_capacity];
+    __shared__ I staged_cols[stream_capacity];
+    const index64 first_row = index64{blockIdx.x} * stream_rows;
+    const index64 end_row = first_row + stream_rows < rows ? first_row + stream_rows : rows;
+    const index64 begin = row_ptrs[first_row];
+    const index64 count = row_ptrs[end_row] - begin;
+    const bool staged = count <= stream_capacity;
+    if (staged) {
+        for (index64 k = threadIdx.x; k < count; k += stream_rows) {
+            staged_values[k] = values[begin + k];
+            staged_cols[k] = col_idxs[begin + k];
+        }
+    }
+    __syncthreads();
+    const index64 row = first_row + threadIdx.x;
+    if (row >= rows) {
+        return;
+    }
+    const index64 row_begin = row_ptrs[row];
+    const index64 row_end = row_ptrs[row + 1];
+    V sum{};
+    if (staged) {
+        for (index64 k = row_begin - begin; k < row_end - begin; ++k) {
+            sum += staged_values[k] * b[staged_cols[k] * b_stride];
+        }
+    } else {
+        for (index64 k = row_begin; k < row_end; ++k) {
+            sum += values[k] * b[col_idxs[k] * b_stride];
+        }
+    }
+    V& result = x[row * x_stride];
+    // beta == 0 must not read x: it may hold NaN or uninitialized memory.
+    result = beta == V{0} ? alpha * sum : alpha * sum + beta * result;
+}
+
+/// Whether larch_spmv runs spmv_stream_kernel: one right-hand side, at most 8 nonzeros per row on average.
+bool uses_stream_kernel(index64 num_rhs, index64 average_row_nnz)
+{
+    return num_rhs == 1 && average_row_nnz <= stream_capacity / stream_rows;
+}
+
+/// The average row length larch_spmv sizes its kernels by (rounded up).
+template <typename V, typename I>
+index64 average_row_length(const matrix::Csr<V, I>& a)
+{
+    return ceildiv(static_cast<index64>(a.get_num_stored_elements()), static_cast<index64>(a.get_size().rows));
+}
+
 /// Whether larch_spmv runs spmv_rhs_pairs_kernel for `num_rhs` right-hand sides: 2..32, a power of two.
 bool uses_rhs_pairs(index64 num_rhs)
 {
@@ -105,8 +170,7 @@ void larch_spmv(const DefaultExecutor&, V alpha, const matrix::Csr<V, I>& a,
     // Sub-warp per row sized from the average row length ("CSR-smart"): short rows waste no lanes,
     // long rows get a whole warp. A row much longer than the average still runs correctly, only on
     // fewer lanes than it could use.
-    const index64 average_row_nnz =
-        ceildiv(static_cast<index64>(a.get_num_stored_elements()), rows);
+    const index64 average_row_nnz = average_row_length(a);
     if (uses_rhs_pairs(num_rhs)) {
         // A sub-warp of at least num_rhs lanes per row, and enough for the average row's pairs.
         const int needed = static_cast<int>(
@@ -120,6 +184,13 @@ void larch_spmv(const DefaultExecutor&, V alpha, const matrix::Csr<V, I>& a,
                     x.get_stride());
             LARCH_LAUNCH_CHECK("csr::spmv_rhs_pairs_kernel");
         });
+        return;
+    }
+    if (uses_stream_kernel(num_rhs, average_row_nnz)) {
+        spmv_stream_kernel<<<static_cast<unsigned>(ceildiv(rows, index64{stream_rows})), stream_rows>>>(
+            rows, alpha, a.get_const_row_ptrs(), a.get_const_col_idxs(), a.get_const_values(), b.get_const_values(),
+            b.get_stride(), beta, x.get_values(), x.get_stride());
+        LARCH_LAUNCH_CHECK("csr::spmv_stream_kernel");
         return;
     }
     const int needed = static_cast<int>(std::min<index64>(average_row_nnz, max_subwarp_size));
@@ -289,12 +360,15 @@ void spmv(const DefaultExecutor& exec, V alpha, const matrix::Csr<V, I>& a,
             // The faster one as measured on the H100 (benchmark/results/spmv_h100.md): larch's kernel
             // below 2^23 nonzeros (2-3.5x faster than a cuSPARSE call on the real matrices of 2e4-3e5
             // nonzeros, where the call's fixed cost dominates), cuSPARSE from there on (0.9-1.0x of
-            // larch at 1.5e7-2.4e7 nonzeros in double, 1.05-1.9x faster in float and at 7e7). HIP has
-            // only larch's kernel.
+            // larch's sub-warp kernel at 1.5e7-2.4e7 nonzeros in double, 1.05-1.9x faster in float and
+            // at 7e7). HIP has only larch's kernel.
 #if !defined(__HIP__)
-            // Several right-hand sides in a power of two go to larch's pair kernel at every size.
+            // Several right-hand sides in a power of two go to larch's pair kernel at every size, and
+            // short rows with one right-hand side to its stream kernel (3D Laplace of 7.0e7 nonzeros:
+            // 1.17x cuSPARSE in double, 1.03x in float; of 1.5e7: 1.22x; spmv_stream_h100.json).
             constexpr size_type vendor_min_nonzeros = size_type{1} << 23;
             if (a.get_num_stored_elements() >= vendor_min_nonzeros && !uses_rhs_pairs(x.get_size().cols) &&
+                !uses_stream_kernel(static_cast<index64>(x.get_size().cols), average_row_length(a)) &&
                 cusparse_accepts(a, b, x)) {
                 cusparse_spmv(exec, alpha, a, b, beta, x);
                 return;
