@@ -19,8 +19,8 @@ class Ell;
 
 /// Which CSR SpMV a device executor uses (host executors have one kernel each).
 enum class CsrSpmvAlgorithm {
-    /// the faster of the two as measured on the H100: on CUDA larch's kernel below 2^23 nonzeros,
-    /// cuSPARSE from there on; larch's kernel on HIP
+    /// the faster of the two as measured on the H100: on CUDA larch's kernel below 2^23 nonzeros and for
+    /// rows of at most 8 entries on average with one right-hand side, cuSPARSE otherwise; larch's kernel on HIP
     automatic,
     larch,      ///< larch's own kernel (the only one on HIP)
     vendor,     ///< cuSPARSE on CUDA; NotSupported on HIP
