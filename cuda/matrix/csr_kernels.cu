@@ -90,13 +90,17 @@ __global__ void __launch_bounds__(default_block_size)
 /// Rows per block of spmv_stream_kernel, and how many of their nonzeros it stages in shared memory.
 constexpr int stream_rows = 256;
 constexpr int stream_capacity = 8 * stream_rows;
+/// Rows longer than this are summed by the whole block (a thread alone would take a chain of that many
+/// dependent additions: an arrow matrix's dense row of 10^6 entries, milliseconds).
+constexpr index64 stream_long_row = 64;
 
 /**
  * Short rows, one right-hand side ("CSR-stream"): a block takes stream_rows consecutive rows, copies their
  * nonzeros (values and column indices, contiguous in CSR) to shared memory with coalesced loads of the whole
  * block, then each thread sums its row from there in column order. A sub-warp per row of a few nonzeros
  * leaves lanes idle and spends shuffles per row; a thread per row reading global memory reads a row's
- * entries a row length apart. Rows of a block whose nonzeros exceed the capacity are read from global memory.
+ * entries a row length apart. Rows of a block whose nonzeros exceed the capacity are read from global
+ * memory; rows longer than stream_long_row are summed by the whole block, one after the other.
  */
 template <typename V, typename I>
 __global__ void __launch_bounds__(stream_rows)
@@ -106,6 +110,7 @@ __global__ void __launch_bounds__(stream_rows)
 {
     __shared__ V staged_values[stream_capacity];
     __shared__ I staged_cols[stream_capacity];
+    __shared__ bool long_rows[stream_rows];
     const index64 first_row = index64{blockIdx.x} * stream_rows;
     const index64 end_row = first_row + stream_rows < rows ? first_row + stream_rows : rows;
     const index64 begin = row_ptrs[first_row];
@@ -117,26 +122,48 @@ __global__ void __launch_bounds__(stream_rows)
             staged_cols[k] = col_idxs[begin + k];
         }
     }
-    __syncthreads();
     const index64 row = first_row + threadIdx.x;
-    if (row >= rows) {
+    const index64 row_begin = row < rows ? row_ptrs[row] : 0;
+    const index64 row_end = row < rows ? row_ptrs[row + 1] : 0;
+    const bool long_row = row_end - row_begin > stream_long_row;
+    long_rows[threadIdx.x] = long_row;
+    __syncthreads();
+    const auto write = [&](index64 out_row, V sum) {
+        V& result = x[out_row * x_stride];
+        // beta == 0 must not read x: it may hold NaN or uninitialized memory.
+        result = beta == V{0} ? alpha * sum : alpha * sum + beta * result;
+    };
+    if (row < rows && !long_row) {
+        V sum{};
+        if (staged) {
+            for (index64 k = row_begin - begin; k < row_end - begin; ++k) {
+                sum += staged_values[k] * b[staged_cols[k] * b_stride];
+            }
+        } else {
+            for (index64 k = row_begin; k < row_end; ++k) {
+                sum += values[k] * b[col_idxs[k] * b_stride];
+            }
+        }
+        write(row, sum);
+    }
+    if (!__syncthreads_or(long_row)) {
         return;
     }
-    const index64 row_begin = row_ptrs[row];
-    const index64 row_end = row_ptrs[row + 1];
-    V sum{};
-    if (staged) {
-        for (index64 k = row_begin - begin; k < row_end - begin; ++k) {
-            sum += staged_values[k] * b[staged_cols[k] * b_stride];
+    for (int t = 0; t < stream_rows; ++t) {
+        if (!long_rows[t]) {
+            continue;  // uniform over the block: every thread reads the same flag
         }
-    } else {
-        for (index64 k = row_begin; k < row_end; ++k) {
+        const index64 long_row_index = first_row + t;
+        V sum{};
+        for (index64 k = row_ptrs[long_row_index] + threadIdx.x; k < row_ptrs[long_row_index + 1];
+             k += stream_rows) {
             sum += values[k] * b[col_idxs[k] * b_stride];
         }
+        sum = block_all_reduce<stream_rows>(sum, warp::Sum{});
+        if (threadIdx.x == 0) {
+            write(long_row_index, sum);
+        }
     }
-    V& result = x[row * x_stride];
-    // beta == 0 must not read x: it may hold NaN or uninitialized memory.
-    result = beta == V{0} ? alpha * sum : alpha * sum + beta * result;
 }
 
 /// Whether larch_spmv runs spmv_stream_kernel: one right-hand side, at most 8 nonzeros per row on average.

@@ -72,6 +72,28 @@ TEST_P(CsrSpmvAlgorithmOnEveryExecutor, LarchKernelMatchesReference)
     expect_every_subwarp_size_matches_reference<DoubleCsr>(exec, 910);
 }
 
+TEST_P(CsrSpmvAlgorithmOnEveryExecutor, LarchKernelSumsTheLongRowsOfAMatrixOfShortRows)
+{
+    LARCH_EXECUTOR_OR_SKIP(exec, GetParam());
+    // About 2 entries per row on average (the kernel for short rows), with an arrow's dense last row, which
+    // overflows its block's staging, and a row of 300 entries in a staged block: both longer than one
+    // thread should sum alone.
+    constexpr std::int32_t n = 2000;
+    const auto values = larch::test::generate_random_values<double>(dim2{3 * n, 1}, 1010);
+    larch::matrix_data<double, std::int32_t> data{dim2{n, n}};
+    std::size_t next = 0;
+    for (std::int32_t row = 0; row < n; ++row) {
+        const std::int32_t length = row == n - 1 ? n : row == 700 ? 300 : 1;
+        for (std::int32_t k = 0; k < length; ++k) {
+            data.entries.push_back({row, length == 1 ? row : k * (n / length), values[next++]});
+        }
+    }
+    data.sort_row_major();
+    for (const auto& test_case : larch::test::standard_apply_cases(1011)) {
+        larch::test::expect_apply_matches_reference<CsrWith<double, CsrSpmvAlgorithm::larch>>(exec, data, test_case);
+    }
+}
+
 TEST_P(CsrSpmvAlgorithmOnEveryExecutor, VendorKernelMatchesReference)
 {
     LARCH_EXECUTOR_OR_SKIP(exec, GetParam());
