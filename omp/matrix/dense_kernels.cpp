@@ -5,6 +5,7 @@
 #include "core/base/reduction_completion.hpp"
 #include "core/matrix/bicgstab_step_rules.hpp"
 #include "core/matrix/cg_step_rules.hpp"
+#include "core/preconditioner/block_jacobi_kernels.hpp"
 
 #include "omp/components/contiguous.hpp"
 #include "omp/components/dense_column.hpp"
@@ -105,24 +106,22 @@ void update_directions(T beta, T v_coefficient, const T* r, const T* v, T* p, co
     }
 }
 
-/// scaled[i] = inverse_diagonal[i] u[i] for i in [begin, end).
+/// scaling.scaled = D^{-1} updated for column `col` (or every column), where a step kernel leaves the
+/// column's entries alone but its fused scaling must still be written: the preconditioner's own scalar Jacobi
+/// kernel, which gives the bits of the fused pass (1 * d is exactly d).
 template <typename T>
-void scale_entries(const T* inverse_diagonal, const T* u, T* scaled, std::ptrdiff_t begin, std::ptrdiff_t end)
+void apply_fused_scaling(const DefaultExecutor& exec, const FusedScaling<T>& scaling, const matrix::Dense<T>& updated)
 {
-    for (auto i = begin; i < end; ++i) {
-        scaled[i] = inverse_diagonal[i] * u[i];
-    }
+    block_jacobi::apply_inverse_diagonal(exec, T{1}, *scaling.inverse_diagonal, updated, T{0}, *scaling.scaled);
 }
 
-/// Column `col` of a fused scaling (FusedScaling) of `updated`.
 template <typename T>
-void scale_column(const FusedScaling<T>& scaling, const matrix::Dense<T>& updated, size_type col)
+void apply_fused_scaling(const DefaultExecutor& exec, const FusedScaling<T>& scaling, const matrix::Dense<T>& updated,
+                         size_type col)
 {
-    const auto inverse = scaling.inverse_diagonal->get_const_data();
-    components::for_each_row(static_cast<std::ptrdiff_t>(updated.get_size().rows), [&](std::ptrdiff_t row) {
-        scaling.scaled->get_values()[row * scaling.scaled->get_stride() + col] =
-            inverse[row] * updated.get_const_values()[row * updated.get_stride() + col];
-    });
+    auto scaled_column = scaling.scaled->create_column_view(col);
+    block_jacobi::apply_inverse_diagonal(exec, T{1}, *scaling.inverse_diagonal, *updated.create_const_column_view(col),
+                                         T{0}, *scaled_column);
 }
 
 /// The larger of two magnitudes, NaN if either is NaN (std::max would drop a NaN in one argument).
@@ -392,7 +391,7 @@ void cg_step_direction(const DefaultExecutor&, const matrix::Dense<T>& z, matrix
 }
 
 template <typename T>
-void bicgstab_step_direction(const DefaultExecutor&, const matrix::Dense<T>& r, const matrix::Dense<T>& v,
+void bicgstab_step_direction(const DefaultExecutor& exec, const matrix::Dense<T>& r, const matrix::Dense<T>& v,
                              matrix::Dense<T>& p, const array<T>& state, const FusedScaling<T>& p_hat)
 {
     const auto cols = p.get_size().cols;
@@ -412,14 +411,16 @@ void bicgstab_step_direction(const DefaultExecutor&, const matrix::Dense<T>& r, 
         const auto r_values = r.get_const_values();
         const auto v_values = v.get_const_values();
         const auto p_hat_values = p_hat.is_fused() ? p_hat.scaled->get_values() : nullptr;
+        if (!updates[0]) {
+            if (p_hat.is_fused()) {
+                apply_fused_scaling(exec, p_hat, p);
+            }
+            return;
+        }
         components::for_each_range(static_cast<std::ptrdiff_t>(p.get_size().rows),
                                    [&](std::ptrdiff_t begin, std::ptrdiff_t end) {
-                                       if (updates[0]) {
-                                           update_directions(betas[0], v_coefficients[0], r_values, v_values,
-                                                             p_values, inverse, p_hat_values, begin, end);
-                                       } else if (p_hat_values != nullptr) {
-                                           scale_entries(inverse, p_values, p_hat_values, begin, end);
-                                       }
+                                       update_directions(betas[0], v_coefficients[0], r_values, v_values, p_values,
+                                                         inverse, p_hat_values, begin, end);
                                    });
         return;
     }
@@ -451,7 +452,7 @@ void bicgstab_step_half(const DefaultExecutor& exec, const matrix::Dense<T>& v, 
     for (size_type col = 0; col < cols; ++col) {
         if (!bicgstab_rules::half_step_updates(state.get_const_data(), cols, col)) {
             if (s_hat.is_fused()) {
-                scale_column(s_hat, r, col);
+                apply_fused_scaling(exec, s_hat, r, col);
             }
             continue;
         }

@@ -4,6 +4,7 @@
 #include "core/base/reduction_completion.hpp"
 #include "core/matrix/bicgstab_step_rules.hpp"
 #include "core/matrix/cg_step_rules.hpp"
+#include "core/preconditioner/block_jacobi_kernels.hpp"
 
 #include <cmath>
 
@@ -199,24 +200,18 @@ void cg_step_direction(const DefaultExecutor&, const matrix::Dense<T>& z, matrix
     }
 }
 
-/// scaling.scaled = D^{-1} updated, every entry, where the scaling is fused into the step (FusedScaling).
+/// scaling.scaled = D^{-1} updated, every entry, where the scaling is fused into the step (FusedScaling): the
+/// preconditioner's own scalar Jacobi kernel (1 * d exactly d, so its bits).
 template <typename T>
-void apply_fused_scaling(const FusedScaling<T>& scaling, const matrix::Dense<T>& updated)
+void apply_fused_scaling(const DefaultExecutor& exec, const FusedScaling<T>& scaling, const matrix::Dense<T>& updated)
 {
-    if (!scaling.is_fused()) {
-        return;
-    }
-    for (size_type row = 0; row < updated.get_size().rows; ++row) {
-        for (size_type col = 0; col < updated.get_size().cols; ++col) {
-            scaling.scaled->get_values()[row * scaling.scaled->get_stride() + col] =
-                scaling.inverse_diagonal->get_const_data()[row] *
-                updated.get_const_values()[row * updated.get_stride() + col];
-        }
+    if (scaling.is_fused()) {
+        block_jacobi::apply_inverse_diagonal(exec, T{1}, *scaling.inverse_diagonal, updated, T{0}, *scaling.scaled);
     }
 }
 
 template <typename T>
-void bicgstab_step_direction(const DefaultExecutor&, const matrix::Dense<T>& r, const matrix::Dense<T>& v,
+void bicgstab_step_direction(const DefaultExecutor& exec, const matrix::Dense<T>& r, const matrix::Dense<T>& v,
                              matrix::Dense<T>& p, const array<T>& state, const FusedScaling<T>& p_hat)
 {
     const auto cols = p.get_size().cols;
@@ -233,7 +228,7 @@ void bicgstab_step_direction(const DefaultExecutor&, const matrix::Dense<T>& r, 
                                                    p.get_values()[row * p.get_stride() + col]);
         }
     }
-    apply_fused_scaling(p_hat, p);
+    apply_fused_scaling(exec, p_hat, p);
 }
 
 template <typename T>
@@ -252,7 +247,7 @@ void bicgstab_step_half(const DefaultExecutor& exec, const matrix::Dense<T>& v, 
                 alpha, v.get_const_values()[row * v.get_stride() + col], r.get_values()[row * r.get_stride() + col]);
         }
     }
-    apply_fused_scaling(s_hat, r);
+    apply_fused_scaling(exec, s_hat, r);
     // Over every process's rows in a distributed solve, before any column decides to stop.
     ::larch::detail::complete_sums(exec, sums_of_squares.data(), cols);
     for (size_type col = 0; col < cols; ++col) {
