@@ -215,7 +215,7 @@ std::unique_ptr<solver::SolverFactory<T>> create_solver_factory(const nlohmann::
         fail("/type", "expected a string, got " + describe_value(description.at("type")));
     }
     const auto type = description.at("type").get<std::string>();
-    // CG and BiCGSTAB read their executor-resident state every check_interval iterations.
+    // CG and BiCGSTAB (and GMRES, below) read their executor-resident state every check_interval iterations.
     const auto read_check_interval = [&](auto parameters) {
         ObjectReader reader{description, "", fields_with({"check_interval"})};
         auto result = read_common<T>(reader, parameters);
@@ -246,10 +246,13 @@ std::unique_ptr<solver::SolverFactory<T>> create_solver_factory(const nlohmann::
         return finish(parameters, exec);
     }
     if (type == "gmres") {
-        ObjectReader reader{description, "", fields_with({"restart"})};
+        ObjectReader reader{description, "", fields_with({"restart", "check_interval"})};
         auto parameters = read_common<T>(reader, solver::Gmres<T>::build());
         if (reader.has("restart")) {
             parameters.with_restart(reader.get_count("restart", 1));
+        }
+        if (reader.has("check_interval")) {
+            parameters.with_check_interval(reader.get_count("check_interval", 1));
         }
         return finish(parameters, exec);
     }

@@ -1,14 +1,16 @@
 // The per-column state of solvers that iterate the columns of b together on executor-resident scalars (Cg,
-// Bicgstab): the host's copy in the solver's layout, the executor's copy that the step kernels update, and
-// the host's review after each block of iterations (norms to each monitor in order, ended columns frozen).
+// Bicgstab, Gmres): the host's copy in the solver's layout, the executor's copy that the step kernels update,
+// and the host's review after each block of iterations (norms to each monitor in order, ended columns frozen).
 #pragma once
 
 #include <algorithm>
 #include <memory>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "core/matrix/dense_kernels.hpp"
+#include "core/solver/gmres_kernels.hpp"
 #include "core/solver/threshold_below.hpp"
 #include "larch/base/array.hpp"
 #include "larch/solver/iterative_solver.hpp"
@@ -30,8 +32,12 @@ namespace column_state = kernels::cg_state;
 static_assert(column_state::running == kernels::bicgstab_state::running &&
                   column_state::breakdown == kernels::bicgstab_state::breakdown &&
                   column_state::finished == kernels::bicgstab_state::finished &&
-                  column_state::paused == kernels::bicgstab_state::paused,
-              "the CG and BiCGSTAB state layouts share the values of their stopped field");
+                  column_state::paused == kernels::bicgstab_state::paused &&
+                  column_state::running == kernels::gmres_state::running &&
+                  column_state::breakdown == kernels::gmres_state::breakdown &&
+                  column_state::finished == kernels::gmres_state::finished &&
+                  column_state::paused == kernels::gmres_state::paused,
+              "the CG, BiCGSTAB and GMRES state layouts share the values of their stopped field");
 
 template <typename T>
 class ColumnState {
@@ -69,7 +75,7 @@ public:
     /// Field `name` of column `col` in the host's copy.
     T& field(size_type name, size_type col) { return host_.get_data()[name * get_num_columns() + col]; }
 
-    /// Copies the host's state to the executor (once, before the first block).
+    /// Copies the host's state to the executor (before the first block, and after end()).
     void upload() { device_.copy_from(host_); }
 
     /// The executor's state, for the step kernels.
@@ -83,6 +89,18 @@ public:
     }
 
     bool any_live() const { return std::find(live_.begin(), live_.end(), true) != live_.end(); }
+
+    /// Whether column `col` still iterates (it has a monitor and has not ended).
+    bool is_live(size_type col) const { return live_[col]; }
+
+    /// Ends live column `col` with `outcome` decided by the host between reviews (GMRES's test of the true
+    /// residual at a restart); the executor sees it frozen from the next upload() on.
+    void end(size_type col, IterationOutcome outcome)
+    {
+        outcomes_[col] = std::move(outcome);
+        live_[col] = false;
+        field(fields_.stopped, col) = T{column_state::finished};
+    }
 
     /// The iterations of the next block: the check interval, fewer where a live column's budget ends sooner.
     size_type next_block_steps() const

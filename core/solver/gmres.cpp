@@ -1,6 +1,6 @@
 // Gmres<T>: generation and the restarted, right-preconditioned GMRES(m) iteration of several columns
-// together (Arnoldi with classical Gram-Schmidt twice, CGS2, on the executor; per column Hessenberg matrix,
-// Givens rotations and triangular solve on the host).
+// together (Arnoldi with classical Gram-Schmidt twice, CGS2, and each column's Givens rotations on the
+// executor; the stop review every check_interval steps and the triangular solve of each cycle on the host).
 #include "larch/solver/gmres.hpp"
 
 #include <algorithm>
@@ -9,6 +9,8 @@
 
 #include "core/base/reduction_completion.hpp"
 #include "core/components/instantiation.hpp"
+#include "core/solver/column_state.hpp"
+#include "core/solver/gmres_kernels.hpp"
 #include "core/solver/gram_schmidt_kernels.hpp"
 
 namespace larch {
@@ -21,6 +23,7 @@ Gmres<T>::Gmres(std::shared_ptr<const Executor> exec, const parameters_type& par
       parameters_{parameters}
 {
     LARCH_ENSURE(parameters.restart >= 1, BadInput, "Gmres::generate: restart must be >= 1, got 0");
+    LARCH_ENSURE(parameters.check_interval >= 1, BadInput, "Gmres::generate: check_interval must be >= 1, got 0");
 }
 
 template <typename T>
@@ -48,79 +51,40 @@ std::string Gmres<T>::get_type_name() const
 
 namespace {
 
-/// The host's part of one column's Arnoldi cycle: Hessenberg matrix (rotated), rotations, right-hand side.
-struct ArnoldiColumn {
-    ArnoldiColumn(size_type restart, double residual_norm)
-        : h((restart + 1) * restart), cosines(restart), sines(restart), g(restart + 1), restart{restart}
-    {
-        g[0] = residual_norm;
+/// The outcome of a column that the Givens step stopped with gmres_state::breakdown, by its cause. A lucky
+/// breakdown ends the cycle with the exact Krylov solution: its step counts with the monitor (the loggers
+/// see it) and the column converged whatever the monitor makes of the estimate.
+IterationOutcome breakdown_outcome(int cause, double estimate, IterationMonitor& monitor)
+{
+    switch (cause) {
+    case kernels::gmres_state::non_finite:
+        return {stop::Reason::non_finite, "Gmres: the Arnoldi process produced NaN or Inf"};
+    case kernels::gmres_state::singular:
+        return {stop::Reason::breakdown, "Gmres: singular Hessenberg matrix (A M^{-1} v_j = 0)"};
+    default:
+        monitor.check(estimate);
+        return {stop::Reason::converged, ""};
     }
+}
 
-    double& h_at(size_type i, size_type j) { return h[i * restart + j]; }
-
-    /**
-     * Takes column j of the Hessenberg matrix (entries 0..j in `coefficients`, the subdiagonal apart) and
-     * rotates it; on success `solved` becomes j + 1 and g[j + 1] is the residual norm of the column. Returns
-     * the reason that ends this column's cycle (none: go on).
-     */
-    IterationOutcome add_column(size_type j, const std::vector<double>& coefficients, double subdiagonal,
-                                IterationMonitor& monitor)
-    {
-        bool finite = std::isfinite(subdiagonal);
-        for (size_type i = 0; i <= j; ++i) {
-            h_at(i, j) = coefficients[i];
-            finite = finite && std::isfinite(coefficients[i]);
+/**
+ * -y(0:solved) of column `col` into entries (i, col) of `minus_y` (row stride layout.cols), y = H^{-1} g
+ * from the host's copy of the leading part of the cycle's least-squares problem (`problem`).
+ */
+template <typename T>
+void solve_least_squares(const kernels::GmresLayout& layout, const double* problem, size_type col,
+                         size_type solved, T* minus_y, std::vector<double>& y)
+{
+    y.assign(solved, 0.0);
+    for (size_type i = solved; i-- > 0;) {
+        double sum = problem[layout.rhs(i, col)];
+        for (size_type l = i + 1; l < solved; ++l) {
+            sum -= problem[layout.hessenberg(i, l, col)] * static_cast<double>(static_cast<T>(y[l]));
         }
-        if (!finite) {
-            // The columns solved so far are still valid: x gets their update at the end of the cycle.
-            return {stop::Reason::non_finite, "Gmres: the Arnoldi process produced NaN or Inf"};
-        }
-        for (size_type i = 0; i < j; ++i) {
-            const double upper = cosines[i] * h_at(i, j) + sines[i] * h_at(i + 1, j);
-            h_at(i + 1, j) = -sines[i] * h_at(i, j) + cosines[i] * h_at(i + 1, j);
-            h_at(i, j) = upper;
-        }
-        const double radius = std::hypot(h_at(j, j), subdiagonal);
-        if (radius == 0) {
-            return {stop::Reason::breakdown, "Gmres: singular Hessenberg matrix (A M^{-1} v_j = 0)"};
-        }
-        cosines[j] = h_at(j, j) / radius;
-        sines[j] = subdiagonal / radius;
-        h_at(j, j) = radius;
-        g[j + 1] = -sines[j] * g[j];
-        g[j] = cosines[j] * g[j];
-        solved = j + 1;
-        if (subdiagonal == 0) {
-            // Lucky breakdown: the Krylov space is invariant, its solution is exact.
-            monitor.check(std::abs(g[solved]));
-            return {stop::Reason::converged, ""};
-        }
-        return {monitor.check(std::abs(g[solved])), ""};
+        y[i] = sum / problem[layout.hessenberg(i, i, col)];
+        minus_y[i * layout.cols + col] = -static_cast<T>(y[i]);
     }
-
-    /// y(0:solved) = H(0:solved, 0:solved)^{-1} g(0:solved), into entries (i, col) of `y` (row stride cols).
-    template <typename T>
-    void solve_into(T* y, size_type col, size_type cols)
-    {
-        std::vector<double> values(solved);
-        for (size_type i = solved; i-- > 0;) {
-            double sum = g[i];
-            for (size_type l = i + 1; l < solved; ++l) {
-                sum -= h_at(i, l) * static_cast<double>(static_cast<T>(values[l]));
-            }
-            values[i] = sum / h_at(i, i);
-            y[i * cols + col] = static_cast<T>(values[i]);
-        }
-    }
-
-    std::vector<double> h;
-    std::vector<double> cosines;
-    std::vector<double> sines;
-    std::vector<double> g;
-    size_type restart;
-    /// The basis vectors whose coefficients y are solved for.
-    size_type solved = 0;
-};
+}
 
 }  // namespace
 
@@ -138,11 +102,14 @@ std::vector<IterationOutcome> Gmres<T>::iterate_columns(const matrix::Dense<T>& 
                                                       const std::vector<IterationMonitor*>& monitors) const
 {
     using Dense = matrix::Dense<T>;
+    namespace state_field = kernels::gmres_state;
     const auto exec = this->get_executor();
+    const auto host = exec->get_host();
     const auto& a = *this->get_system_matrix();
     const auto n = this->get_size().rows;
     const auto cols = monitors.size();
     const auto m = parameters_.restart;
+    const kernels::GmresLayout layout{m, cols};
     auto basis = Dense::create(exec, dim2{m + 1, n * cols});
     // Basis vector j of every column as an n x cols block (a view: the basis keeps the memory).
     auto krylov_vectors = [&](size_type j) {
@@ -155,115 +122,118 @@ std::vector<IterationOutcome> Gmres<T>::iterate_columns(const matrix::Dense<T>& 
                              n * cols);
     };
     auto z = Dense::create(exec, dim2{n, cols});
-    // The projection coefficients of both Gram-Schmidt passes ((m + 1) x cols each) and the norms of w (one
-    // row), read back together once per iteration.
-    const auto pass_size = (m + 1) * cols;
-    array<T> arnoldi{exec, 2 * pass_size + cols};
-    auto norms = array<T>::view(exec, cols, arnoldi.get_data() + 2 * pass_size);
+    // Everything an Arnoldi step writes lives on the executor from here to the end of the apply: its
+    // reductions, each column's least-squares problem and stop state, the normalization factors.
+    array<T> reductions{exec, layout.reductions_size()};
+    auto norms = array<T>::view(exec, cols, reductions.get_data() + layout.subdiagonal(0));
+    array<double> problem{exec, layout.problem_size()};
+    ColumnState<double> columns{exec,
+                                {state_field::threshold, state_field::pause_above, state_field::stopped,
+                                 state_field::stop_slot, state_field::norms},
+                                parameters_.check_interval,
+                                monitors};
+    auto& state = columns.get_device_state();
     array<T> workspace{exec};
-    std::vector<T> host_factors(cols);
     array<T> factors{exec, cols};
-    // Scales the columns of v by host_factors (0 clears a column that does not go on).
-    auto normalize = [&](Dense& v) {
-        factors.copy_from(array<T>::view(exec->get_host(), cols, host_factors.data()));
-        LARCH_RUN_KERNEL(exec, gram_schmidt::normalize, factors, v);
-    };
-    std::vector<IterationOutcome> outcomes(cols, IterationOutcome{stop::Reason::none, ""});
-    std::vector<bool> live(cols);
-    for (size_type col = 0; col < cols; ++col) {
-        live[col] = monitors[col] != nullptr;
-    }
+    array<T> minus_y{exec, m * cols};
+    // The host's side: read or written once per cycle.
+    std::vector<T> host_factors(cols);
+    std::vector<double> initial_rhs(cols);
+    std::vector<double> host_problem(layout.problem_size());
+    std::vector<T> host_minus_y(m * cols);
+    std::vector<double> y;
+    std::vector<size_type> iterations_before(cols, 0);
     for (bool restarted = false;; restarted = true) {
         r.compute_norm2(norms, workspace);
         const auto residual_norms = norms.copy_to_host();
-        std::vector<ArnoldiColumn> columns;
-        std::vector<bool> running(cols, false);
         for (size_type col = 0; col < cols; ++col) {
             const double residual_norm = residual_norms[col];
-            columns.emplace_back(m, residual_norm);
-            if (live[col] && restarted) {
+            if (columns.is_live(col) && restarted) {
                 if (!std::isfinite(residual_norm)) {
-                    outcomes[col] = {stop::Reason::non_finite, "Gmres: the residual after a restart is NaN or Inf"};
+                    columns.end(col, {stop::Reason::non_finite, "Gmres: the residual after a restart is NaN or Inf"});
                 } else if (monitors[col]->meets_threshold(residual_norm)) {
-                    outcomes[col] = {stop::Reason::converged, ""};
+                    columns.end(col, {stop::Reason::converged, ""});
                 }
-                live[col] = outcomes[col].reason == stop::Reason::none;
             }
-            running[col] = live[col];
-            host_factors[col] = running[col] ? static_cast<T>(1.0 / residual_norm) : T{};
+            initial_rhs[col] = residual_norm;
+            host_factors[col] = columns.is_live(col) ? static_cast<T>(1.0 / residual_norm) : T{};
+            iterations_before[col] = monitors[col] ? monitors[col]->get_iterations() : 0;
         }
-        if (std::find(live.begin(), live.end(), true) == live.end()) {
-            return outcomes;
+        if (!columns.any_live()) {
+            return columns.get_outcomes();
         }
+        columns.upload();
+        array<double>::view(exec, cols, problem.get_data() + layout.rhs(0, 0))
+            .copy_from(array<double>::view(host, cols, initial_rhs.data()));
+        factors.copy_from(array<T>::view(host, cols, host_factors.data()));
         auto v0 = krylov_vectors(0);
         v0->copy_from(r);
-        normalize(*v0);
-        std::vector<double> coefficients;
-        for (size_type j = 0; j < m && std::find(running.begin(), running.end(), true) != running.end(); ++j) {
-            this->precondition(*krylov_vectors(j), *z);
-            auto w = krylov_vectors(j + 1);
-            a.apply(*z, *w);
-            // CGS2: classical Gram-Schmidt twice, each pass one projection on the whole basis and one update
-            // (Giraud, Langou, Rozloznik 2005: twice is enough for an orthogonal basis to working
-            // accuracy), one read-back for both passes and the norms instead of a synchronizing dot per basis
-            // vector.
-            const auto used = leading_vectors(j + 1);
-            for (size_type pass = 0; pass < 2; ++pass) {
-                auto projection =
-                    Dense::create(exec, dim2{j + 1, cols},
-                                  array<T>::view(exec, (j + 1) * cols, arnoldi.get_data() + pass * pass_size), cols);
-                LARCH_RUN_KERNEL(exec, gram_schmidt::project, *used, *w, *projection, workspace);
-                detail::complete_sums(*exec, projection->get_values(), (j + 1) * cols);
-                LARCH_RUN_KERNEL(exec, gram_schmidt::subtract, *used, *projection, *w);
+        LARCH_RUN_KERNEL(exec, gram_schmidt::normalize, factors, *v0);
+        // Blocks of steps without the host: the Givens step decides each column's stop on the executor,
+        // the review hands the estimates to the monitors and freezes the columns that ended.
+        for (size_type j = 0; j < m && columns.any_live();) {
+            const auto steps = std::min(columns.next_block_steps(), m - j);
+            for (size_type slot = 0; slot < steps; ++slot, ++j) {
+                this->precondition(*krylov_vectors(j), *z);
+                auto w = krylov_vectors(j + 1);
+                a.apply(*z, *w);
+                // CGS2: classical Gram-Schmidt twice, each pass one projection on the whole basis and one
+                // update (Giraud, Langou, Rozloznik 2005: twice is enough for an orthogonal basis to working
+                // accuracy), instead of a synchronizing dot per basis vector.
+                const auto used = leading_vectors(j + 1);
+                for (size_type pass = 0; pass < 2; ++pass) {
+                    auto projection = Dense::create(
+                        exec, dim2{j + 1, cols},
+                        array<T>::view(exec, (j + 1) * cols, reductions.get_data() + layout.projection(pass, 0, 0)),
+                        cols);
+                    LARCH_RUN_KERNEL(exec, gram_schmidt::project, *used, *w, *projection, workspace);
+                    detail::complete_sums(*exec, projection->get_values(), (j + 1) * cols);
+                    LARCH_RUN_KERNEL(exec, gram_schmidt::subtract, *used, *projection, *w);
+                }
+                w->compute_norm2(norms, workspace);
+                LARCH_RUN_KERNEL(exec, gmres::givens_step, layout, j, slot, reductions, problem, state, factors);
+                LARCH_RUN_KERNEL(exec, gram_schmidt::normalize, factors, *w);
             }
-            w->compute_norm2(norms, workspace);
-            const auto values = arnoldi.copy_to_host();
-            for (size_type col = 0; col < cols; ++col) {
-                host_factors[col] = T{};
-                if (!running[col]) {
-                    continue;
-                }
-                coefficients.assign(j + 1, 0.0);
-                for (size_type i = 0; i <= j; ++i) {
-                    coefficients[i] = static_cast<double>(values[i * cols + col]) +
-                                      static_cast<double>(values[pass_size + i * cols + col]);
-                }
-                const double subdiagonal = values[2 * pass_size + col];
-                outcomes[col] = columns[col].add_column(j, coefficients, subdiagonal, *monitors[col]);
-                running[col] = outcomes[col].reason == stop::Reason::none;
-                if (running[col]) {
-                    host_factors[col] = static_cast<T>(1.0 / subdiagonal);
-                }
-            }
-            normalize(*w);
+            columns.review("Gmres", steps, [&](size_type col) {
+                const auto stop_slot = static_cast<size_type>(columns.field(state_field::stop_slot, col));
+                return breakdown_outcome(static_cast<int>(columns.field(state_field::cause, col)),
+                                         columns.field(state_field::norms + stop_slot, col), *monitors[col]);
+            });
         }
-        // x += M^{-1} (V y) for every column, y zero past a column's own solved count (zero for columns that
-        // did not run): the combination as w = 0 - V (-y).
+        // x += M^{-1} (V y) for every column over the steps its monitor counted in this cycle: a column that
+        // the host stopped inside a block may have run on to the block's end on the executor, but those
+        // steps change only columns of H beyond its own, so x is the one of its stopping step. y is zero
+        // past a column's count (zero for columns that did not run): the combination as w = 0 - V (-y).
         size_type solved = 0;
-        for (const auto& column : columns) {
-            solved = std::max(solved, column.solved);
+        for (size_type col = 0; col < cols; ++col) {
+            if (monitors[col]) {
+                solved = std::max(solved, monitors[col]->get_iterations() - iterations_before[col]);
+            }
         }
         if (solved > 0) {
-            std::vector<T> minus_y(solved * cols, T{});
+            const auto prefix = layout.solve_prefix_size(solved);
+            array<double>::view(host, prefix, host_problem.data())
+                .copy_from(array<double>::view(exec, prefix, problem.get_data()));
+            std::fill_n(host_minus_y.begin(), solved * cols, T{});
             for (size_type col = 0; col < cols; ++col) {
-                columns[col].solve_into(minus_y.data(), col, cols);
+                if (monitors[col]) {
+                    solve_least_squares(layout, host_problem.data(), col,
+                                        monitors[col]->get_iterations() - iterations_before[col],
+                                        host_minus_y.data(), y);
+                }
             }
-            for (auto& value : minus_y) {
-                value = -value;
-            }
-            auto y = Dense::create(exec, dim2{solved, cols}, array<T>{exec, minus_y.begin(), minus_y.end()}, cols);
+            auto y_values = array<T>::view(exec, solved * cols, minus_y.get_data());
+            y_values.copy_from(array<T>::view(host, solved * cols, host_minus_y.data()));
+            auto y_block = Dense::create(exec, dim2{solved, cols}, std::move(y_values), cols);
             // Basis vector `solved` (solved <= m) is not part of the combination and is not needed any more.
             auto combination = krylov_vectors(solved);
             combination->fill(T{});
-            LARCH_RUN_KERNEL(exec, gram_schmidt::subtract, *leading_vectors(solved), *y, *combination);
+            LARCH_RUN_KERNEL(exec, gram_schmidt::subtract, *leading_vectors(solved), *y_block, *combination);
             this->precondition(*combination, *z);
             x.add_scaled(T{1}, *z);
         }
-        for (size_type col = 0; col < cols; ++col) {
-            live[col] = live[col] && outcomes[col].reason == stop::Reason::none;
-        }
-        if (std::find(live.begin(), live.end(), true) == live.end()) {
-            return outcomes;
+        if (!columns.any_live()) {
+            return columns.get_outcomes();
         }
         this->compute_residual(b, x, r);
     }

@@ -72,8 +72,9 @@ TEST_F(SolverConfig, PassesTheDocumentedExampleFieldsToTheParameters)
     EXPECT_EQ(idr.get_criteria().get_time_limit(), 10.0);
     EXPECT_EQ(idr.get_preconditioner(), nullptr);
     auto gmres = larch::config::parse_solver_config<float>(
-        R"({"type": "gmres", "restart": 100, "criteria": {"max_iterations": 10}})", exec);
+        R"({"type": "gmres", "restart": 100, "check_interval": 4, "criteria": {"max_iterations": 10}})", exec);
     EXPECT_EQ(dynamic_cast<larch::solver::Gmres<float>::Factory&>(*gmres).get_parameters().restart, 100u);
+    EXPECT_EQ(dynamic_cast<larch::solver::Gmres<float>::Factory&>(*gmres).get_parameters().check_interval, 4u);
     auto cg = larch::config::parse_solver_config<double>(
         R"({"type": "cg", "check_interval": 3, "criteria": {"max_iterations": 10}})", exec);
     EXPECT_EQ(dynamic_cast<larch::solver::Cg<double>::Factory&>(*cg).get_parameters().check_interval, 3u);
@@ -82,7 +83,8 @@ TEST_F(SolverConfig, PassesTheDocumentedExampleFieldsToTheParameters)
     EXPECT_EQ(dynamic_cast<larch::solver::Bicgstab<double>::Factory&>(*bicgstab).get_parameters().check_interval,
               1u);
     expect_error(R"({"type": "cg", "check_interval": 0, "criteria": {"max_iterations": 10}})", "/check_interval");
-    expect_error(R"({"type": "gmres", "check_interval": 2, "criteria": {"max_iterations": 10}})",
+    expect_error(R"({"type": "gmres", "check_interval": 0, "criteria": {"max_iterations": 10}})", "/check_interval");
+    expect_error(R"({"type": "idr", "check_interval": 2, "criteria": {"max_iterations": 10}})",
                  "/check_interval: unknown field");
 }
 

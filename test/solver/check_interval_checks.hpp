@@ -1,5 +1,5 @@
-// Checks of a solver's check_interval shared by the CG and BiCGSTAB step tests: the interval only decides
-// when the host looks at the executor's state, never what the solver computes.
+// Checks of a solver's check_interval shared by the CG, BiCGSTAB and GMRES step tests: the interval only
+// decides when the host looks at the executor's state, never what the solver computes.
 #pragma once
 
 #include <gtest/gtest.h>

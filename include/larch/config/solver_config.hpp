@@ -31,9 +31,9 @@ namespace config {
  * - "max_residual_replacements": integer (restarts from the true residual; default 5)
  * - "monitor": true or {"every": integer >= 1}: progress on standard output every k iterations (log::Stream)
  * - idr only: "subspace_dim" (integer >= 1, default 4), "seed" (integer < 2^32, default 42),
- *   "kappa" (number in [0, 1], default 0.7); gmres only: "restart" (integer >= 1, default 30); cg and
- *   bicgstab only: "check_interval" (integer >= 1, default 8: iterations between the host's reads of the
- *   solver's state)
+ *   "kappa" (number in [0, 1], default 0.7); gmres only: "restart" (integer >= 1, default 30); cg,
+ *   bicgstab and gmres only: "check_interval" (integer >= 1, default 8: iterations between the host's reads
+ *   of the solver's state)
  *
  * @throws BadInput naming the field's JSON path (e.g. "/criteria/relative_residual") for an unknown field,
  *         a value of the wrong type or range, a missing "type", an unknown solver or preconditioner type,
