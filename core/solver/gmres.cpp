@@ -139,7 +139,7 @@ std::vector<IterationOutcome> Gmres<T>::iterate_columns(const matrix::Dense<T>& 
     // The host's side: read or written once per cycle.
     std::vector<T> host_factors(cols);
     std::vector<double> initial_rhs(cols);
-    std::vector<double> host_problem(layout.problem_size());
+    std::vector<double> host_problem(layout.solve_prefix_size(m));
     std::vector<T> host_minus_y(m * cols);
     std::vector<double> y;
     std::vector<size_type> iterations_before(cols, 0);
