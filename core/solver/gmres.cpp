@@ -69,7 +69,8 @@ IterationOutcome breakdown_outcome(int cause, double estimate, IterationMonitor&
 
 /**
  * -y(0:solved) of column `col` into entries (i, col) of `minus_y` (row stride layout.cols), y = H^{-1} g
- * from the host's copy of the leading part of the cycle's least-squares problem (`problem`).
+ * from the host's copy of the leading part of the cycle's least-squares problem (`problem`). The back
+ * substitution takes the later entries of y as the combination receives them, rounded to T.
  */
 template <typename T>
 void solve_least_squares(const kernels::GmresLayout& layout, const double* problem, size_type col,
