@@ -215,7 +215,8 @@ std::unique_ptr<solver::SolverFactory<T>> create_solver_factory(const nlohmann::
         fail("/type", "expected a string, got " + describe_value(description.at("type")));
     }
     const auto type = description.at("type").get<std::string>();
-    // CG and BiCGSTAB (and GMRES, below) read their executor-resident state every check_interval iterations.
+    // CG and BiCGSTAB (and IDR and GMRES, below) read their executor-resident state every check_interval
+    // iterations.
     const auto read_check_interval = [&](auto parameters) {
         ObjectReader reader{description, "", fields_with({"check_interval"})};
         auto result = read_common<T>(reader, parameters);
@@ -231,7 +232,7 @@ std::unique_ptr<solver::SolverFactory<T>> create_solver_factory(const nlohmann::
         return read_check_interval(solver::Bicgstab<T>::build());
     }
     if (type == "idr") {
-        ObjectReader reader{description, "", fields_with({"subspace_dim", "seed", "kappa"})};
+        ObjectReader reader{description, "", fields_with({"subspace_dim", "seed", "kappa", "check_interval"})};
         auto parameters = read_common<T>(reader, solver::Idr<T>::build());
         if (reader.has("subspace_dim")) {
             parameters.with_subspace_dim(reader.get_count("subspace_dim", 1));
@@ -242,6 +243,9 @@ std::unique_ptr<solver::SolverFactory<T>> create_solver_factory(const nlohmann::
         }
         if (reader.has("kappa")) {
             parameters.with_kappa(reader.get_number("kappa", 0, 1));
+        }
+        if (reader.has("check_interval")) {
+            parameters.with_check_interval(reader.get_count("check_interval", 1));
         }
         return finish(parameters, exec);
     }

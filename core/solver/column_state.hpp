@@ -1,5 +1,5 @@
 // The per-column state of solvers that iterate the columns of b together on executor-resident scalars (Cg,
-// Bicgstab, Gmres): the host's copy in the solver's layout, the executor's copy that the step kernels update,
+// Bicgstab, Gmres, Idr): the host's copy in the solver's layout, the executor's copy that the step kernels update,
 // and the host's review after each block of iterations (norms to each monitor in order, ended columns frozen).
 #pragma once
 
@@ -11,6 +11,7 @@
 
 #include "core/matrix/dense_kernels.hpp"
 #include "core/solver/gmres_kernels.hpp"
+#include "core/solver/idr_kernels.hpp"
 #include "core/solver/threshold_below.hpp"
 #include "larch/base/array.hpp"
 #include "larch/solver/iterative_solver.hpp"
@@ -36,8 +37,12 @@ static_assert(column_state::running == kernels::bicgstab_state::running &&
                   column_state::running == kernels::gmres_state::running &&
                   column_state::breakdown == kernels::gmres_state::breakdown &&
                   column_state::finished == kernels::gmres_state::finished &&
-                  column_state::paused == kernels::gmres_state::paused,
-              "the CG, BiCGSTAB and GMRES state layouts share the values of their stopped field");
+                  column_state::paused == kernels::gmres_state::paused &&
+                  column_state::running == kernels::idr_state::running &&
+                  column_state::breakdown == kernels::idr_state::breakdown &&
+                  column_state::finished == kernels::idr_state::finished &&
+                  column_state::paused == kernels::idr_state::paused,
+              "the CG, BiCGSTAB, GMRES and IDR state layouts share the values of their stopped field");
 
 template <typename T>
 class ColumnState {

@@ -1,5 +1,6 @@
 // Idr<T>: generation (the random orthonormal shadow space, on the executor) and the IDR(s) iteration of
-// van Gijzen and Sonneveld's Algorithm 913 (bi-orthogonal variant), right-preconditioned.
+// van Gijzen and Sonneveld's Algorithm 913 (bi-orthogonal variant), right-preconditioned, with each column's
+// small shadow system on the executor and the stop review every check_interval iterations on the host.
 #include "larch/solver/idr.hpp"
 
 #include <algorithm>
@@ -7,7 +8,9 @@
 
 #include "core/base/reduction_completion.hpp"
 #include "core/components/instantiation.hpp"
+#include "core/solver/column_state.hpp"
 #include "core/solver/gram_schmidt_kernels.hpp"
+#include "core/solver/idr_kernels.hpp"
 #include "core/solver/shadow_space_kernels.hpp"
 
 namespace larch {
@@ -20,6 +23,7 @@ Idr<T>::Idr(std::shared_ptr<const Executor> exec, const parameters_type& paramet
     : ColumnsTogetherSolver<T>(exec, std::move(system_matrix), parameters, "Idr"), parameters_{parameters}
 {
     LARCH_ENSURE(parameters.subspace_dim >= 1, BadInput, "Idr::generate: subspace_dim must be >= 1, got 0");
+    LARCH_ENSURE(parameters.check_interval >= 1, BadInput, "Idr::generate: check_interval must be >= 1, got 0");
     LARCH_ENSURE(parameters.kappa >= 0 && parameters.kappa <= 1, BadInput,
                  "Idr::generate: kappa must lie in [0, 1], got " + std::to_string(parameters.kappa));
     using Dense = matrix::Dense<T>;
@@ -97,36 +101,29 @@ std::string Idr<T>::get_type_name() const
 
 namespace {
 
-/// One column's small IDR(s) system on the host: m(i, k) = p_i^T g_k (lower triangular by construction: g_k
-/// is bi-orthogonal to p_1..p_{k-1}), f = P^T r, the coefficients c and omega. A stopped column's are zero.
-struct ShadowSystem {
-    explicit ShadowSystem(size_type s) : s{s}, m(s * s, 0.0), f(s, 0.0), c(s, 0.0)
-    {
-        for (size_type k = 0; k < s; ++k) {
-            m_at(k, k) = 1;
-        }
-    }
-    double& m_at(size_type i, size_type k) { return m[i * s + k]; }
-    void clear()
-    {
-        std::fill(m.begin(), m.end(), 0.0);
-        std::fill(f.begin(), f.end(), 0.0);
-        std::fill(c.begin(), c.end(), 0.0);
-        omega = 0;
-    }
-
-    size_type s;
-    std::vector<double> m;
-    std::vector<double> f;
-    std::vector<double> c;
-    double omega = 1;
-    /// The norm of the column's r after its last update (the cosine of the omega safeguard).
-    double residual_norm = 0;
-};
-
 IterationOutcome non_finite_outcome(const char* what)
 {
     return {stop::Reason::non_finite, std::string{"Idr: "} + what + " is NaN or Inf"};
+}
+
+/// The outcome of a column that a phase of the step kernel stopped with idr_state::breakdown, by its cause.
+IterationOutcome breakdown_outcome(int cause)
+{
+    namespace state_field = kernels::idr_state;
+    switch (cause) {
+    case state_field::triangular_zero:
+        return {stop::Reason::breakdown, "Idr: p_i^T g_i = 0 in the small triangular system"};
+    case state_field::shadow_not_finite:
+        return non_finite_outcome("p_i^T g_k");
+    case state_field::shadow_zero:
+        return {stop::Reason::breakdown, "Idr: p_k^T g_k = 0"};
+    case state_field::t_norm_not_finite:
+        return non_finite_outcome("||A M^{-1} r||");
+    case state_field::t_r_not_finite:
+        return non_finite_outcome("t^T r");
+    default:
+        return {stop::Reason::breakdown, "Idr: omega = t^T r / t^T t is 0 or undefined"};
+    }
 }
 
 }  // namespace
@@ -143,17 +140,34 @@ std::vector<IterationOutcome> Idr<T>::iterate_columns(const matrix::Dense<T>&, m
                                                       const std::vector<IterationMonitor*>& monitors) const
 {
     using Dense = matrix::Dense<T>;
+    using kernels::IdrPhase;
+    namespace state_field = kernels::idr_state;
     const auto& exec = this->get_executor();
     const auto& a = *this->get_system_matrix();
     const auto cols = monitors.size();
     const auto rows = this->get_size().rows;
     const auto s = shadow_space_.size();
-    std::vector<IterationOutcome> outcomes(cols, IterationOutcome{stop::Reason::none, ""});
-    std::vector<ShadowSystem> systems(cols, ShadowSystem{s});
-    std::vector<bool> live(cols, false);
+    const kernels::IdrLayout layout{s, cols};
+    // Every column's scalars and small system live on the executor from here to the end of the apply; the
+    // host reads the state once per block of check_interval steps.
+    ColumnState<double> columns{exec,
+                                {state_field::threshold, state_field::pause_above, state_field::stopped,
+                                 state_field::stop_slot, state_field::norms},
+                                parameters_.check_interval,
+                                monitors};
     for (size_type col = 0; col < cols; ++col) {
-        live[col] = monitors[col] != nullptr;
+        columns.field(state_field::omega, col) = 1;
     }
+    columns.upload();
+    auto& state = columns.get_device_state();
+    // m = I, f = c = 0.
+    std::vector<double> initial_system(layout.system_size(), 0.0);
+    for (size_type col = 0; col < cols; ++col) {
+        for (size_type k = 0; k < s; ++k) {
+            initial_system[layout.shadow_matrix(k, k, col)] = 1;
+        }
+    }
+    array<double> system{exec, initial_system.begin(), initial_system.end()};
     auto create_block = [&] { return Dense::create(exec, dim2{rows, cols}); };
     std::vector<std::unique_ptr<Dense>> g(s);
     std::vector<std::unique_ptr<Dense>> u(s);
@@ -166,29 +180,16 @@ std::vector<IterationOutcome> Idr<T>::iterate_columns(const matrix::Dense<T>&, m
     auto v = create_block();
     auto t = create_block();
     // The per-column reductions of a step land side by side in `products` (row j, column col at j * cols +
-    // col) and come back to the host in one read; the per-column scalars of a step go to the executor in
-    // one write to `coefficients`, one row of cols values per update.
-    array<T> products{exec, std::max<size_type>(s, 2) * cols};
+    // col), where the step kernel reads them; it writes the per-column scalars of the vector updates to
+    // `updates`, one row of cols values per update.
+    array<T> products{exec, layout.product_rows() * cols};
+    array<T> updates{exec, layout.update_rows() * cols};
     array<T> workspace{exec};
-    std::vector<T> products_host(products.get_size());
-    array<T> coefficients{exec, (2 * s + 1) * cols};
-    std::vector<T> coefficients_host(coefficients.get_size());
     auto products_row = [&](size_type row) { return array<T>::view(exec, cols, products.get_data() + row * cols); };
-    auto read_products = [&](size_type count_rows) {
-        exec->get_host()->copy_from(*exec, count_rows * cols * sizeof(T), products.get_const_data(),
-                                    products_host.data());
-        return [&](size_type row, size_type col) { return static_cast<double>(products_host[row * cols + col]); };
-    };
-    // coefficient(row, col) = value for the live columns, exactly 0 for the stopped ones.
-    auto set_coefficient = [&](size_type row, size_type col, double value) {
-        coefficients_host[row * cols + col] = live[col] ? static_cast<T>(value) : T{};
-    };
-    auto upload_coefficients = [&](size_type count_rows) {
-        exec->copy_from(*exec->get_host(), count_rows * cols * sizeof(T), coefficients_host.data(),
-                        coefficients.get_data());
-    };
-    auto coefficient_row = [&](size_type row) {
-        return array<T>::view(exec, cols, coefficients.get_data() + row * cols);
+    auto update_row = [&](size_type row) { return array<T>::view(exec, cols, updates.get_data() + row * cols); };
+    auto run = [&](IdrPhase phase, size_type k, size_type index, size_type slot) {
+        LARCH_RUN_KERNEL(exec, idr::step, layout, phase, k, index, slot, parameters_.kappa, products, system, state,
+                         updates);
     };
     // p_i^T w for i = first..first+count-1 and every column of w: one projection on the shared shadow
     // vectors (a parallel reduction per product, each column summed as when alone) into rows 0..count-1 of
@@ -202,227 +203,107 @@ std::vector<IterationOutcome> Idr<T>::iterate_columns(const matrix::Dense<T>&, m
                                     array<T>::view(exec, count * cols, products.get_data()), cols);
         LARCH_RUN_KERNEL(exec, gram_schmidt::project, *shadow, w, *result, workspace);
         detail::complete_sums(*exec, products.get_data(), count * cols);
-        return read_products(count);
     };
-    // A column that stopped keeps the x it has now: its scalars become zero and its vectors are cleared, so
-    // NaN or Inf in them reach neither x nor the other columns. Its x is kept aside and put back at the
-    // end, since x + 0 * 0 may still turn an entry -0 into +0 (and M^{-1} with an Inf entry makes NaN of a
-    // cleared column).
-    std::unique_ptr<Dense> x_kept;
-    std::vector<size_type> kept_columns;
-    std::vector<size_type> just_stopped;
-    auto stop_column = [&](size_type col, IterationOutcome outcome) {
-        live[col] = false;
-        outcomes[col] = std::move(outcome);
-        systems[col].clear();
-        just_stopped.push_back(col);
-    };
-    for (size_type col = 0; col < cols; ++col) {
-        if (!live[col]) {
-            systems[col].clear();
-            just_stopped.push_back(col);
-        }
-    }
-    // After each host decision: freezes the columns that just stopped and says whether any still iterates
-    // (with none left nothing changes x any more, so there is nothing to freeze).
-    auto freeze_stopped = [&] {
-        if (std::none_of(live.begin(), live.end(), [](bool value) { return value; })) {
-            return false;
-        }
-        for (const auto col : just_stopped) {
-            if (!x_kept) {
-                x_kept = create_block();
-            }
-            x_kept->create_column_view(col)->copy_from(*x.create_column_view(col));
-            kept_columns.push_back(col);
-            for (auto* block : {&r, v.get(), t.get()}) {
-                block->create_column_view(col)->fill(T{});
-            }
-            for (size_type k = 0; k < s; ++k) {
-                g[k]->create_column_view(col)->fill(T{});
-                u[k]->create_column_view(col)->fill(T{});
-            }
-        }
-        just_stopped.clear();
-        return true;
-    };
-    auto finish = [&] {
-        for (const auto col : kept_columns) {
-            x.create_column_view(col)->copy_from(*x_kept->create_column_view(col));
-        }
-        return outcomes;
-    };
-    // The residual norms of every column after an update of r, passed to the monitors in order.
-    auto check_residuals = [&](auto&& after_check) {
+    // r -= beta w and x += beta z (the update rows 0 and 1), x only in the running columns, so a stopped
+    // column's x keeps its bits; then ||r|| and the residual phase (the end of an iteration).
+    auto update_solution = [&](size_type k, size_type slot, const Dense& w, const Dense& z) {
+        const auto minus_step = update_row(0);
+        const auto step = update_row(1);
+        r.add_scaled(minus_step, w);
+        LARCH_RUN_KERNEL(exec, idr::add_scaled_running, step, state, z, x);
         auto norms = products_row(0);
         r.compute_norm2(norms, workspace);
-        const auto norm = read_products(1);
-        for (size_type col = 0; col < cols; ++col) {
-            if (!live[col]) {
-                continue;
-            }
-            systems[col].residual_norm = norm(0, col);
-            const auto reason = monitors[col]->check(systems[col].residual_norm);
-            if (reason != stop::Reason::none) {
-                stop_column(col, {reason, ""});
-            } else {
-                after_check(col);
-            }
-        }
+        run(IdrPhase::residual, k, 0, slot);
     };
-    if (!freeze_stopped()) {
-        return finish();
-    }
-    while (true) {
-        {
-            const auto f = shadow_products(0, s, r);
-            for (size_type col = 0; col < cols; ++col) {
-                for (size_type i = 0; live[col] && i < s; ++i) {
-                    systems[col].f[i] = f(i, col);
-                }
-            }
+    // Step k < s of a cycle: u_k and g_k = A u_k, bi-orthogonal to p_1..p_{k-1}, and the update along them.
+    auto step_into_g = [&](size_type k, size_type slot) {
+        if (k == 0) {
+            shadow_products(0, s, r);
+            run(IdrPhase::shadow_rhs, 0, 0, slot);
         }
-        for (size_type k = 0; k < s; ++k) {
-            // Solve the lower triangular m(k:s, k:s) c = f(k:s), per column.
-            for (size_type col = 0; col < cols; ++col) {
-                auto& system = systems[col];
-                for (size_type i = k; live[col] && i < s; ++i) {
-                    double sum = system.f[i];
-                    for (size_type j = k; j < i; ++j) {
-                        sum -= system.m_at(i, j) * system.c[j];
-                    }
-                    if (system.m_at(i, i) == 0) {
-                        stop_column(col,
-                                    {stop::Reason::breakdown, "Idr: p_i^T g_i = 0 in the small triangular system"});
-                        break;
-                    }
-                    system.c[i] = sum / system.m_at(i, i);
-                }
-            }
-            if (!freeze_stopped()) {
-                return finish();
-            }
-            // v = r - G(:, k:s) c;  u_k = omega M^{-1} v + U(:, k:s) c;  g_k = A u_k. Coefficient rows:
-            // -c_k..-c_s, then c_k, omega, c_{k+1}..c_s.
-            const auto tail = s - k;
-            for (size_type col = 0; col < cols; ++col) {
-                const auto& system = systems[col];
-                for (size_type i = k; i < s; ++i) {
-                    set_coefficient(i - k, col, -system.c[i]);
-                }
-                set_coefficient(tail, col, system.c[k]);
-                set_coefficient(tail + 1, col, system.omega);
-                for (size_type i = k + 1; i < s; ++i) {
-                    set_coefficient(tail + 1 + i - k, col, system.c[i]);
-                }
-            }
-            upload_coefficients(2 * tail + 1);
-            v->copy_from(r);
-            for (size_type i = k; i < s; ++i) {
-                v->add_scaled(coefficient_row(i - k), *g[i]);
-            }
-            this->precondition(*v, *t);
-            u[k]->scale(coefficient_row(tail));
-            u[k]->add_scaled(coefficient_row(tail + 1), *t);
-            for (size_type i = k + 1; i < s; ++i) {
-                u[k]->add_scaled(coefficient_row(tail + 1 + i - k), *u[i]);
-            }
-            a.apply(*u[k], *g[k]);
-            // Make g_k bi-orthogonal to p_1..p_{k-1} (modified Gram-Schmidt), keeping g_k = A u_k.
-            for (size_type i = 0; i < k; ++i) {
-                const auto p_g = shadow_products(i, 1, *g[k]);
-                for (size_type col = 0; col < cols; ++col) {
-                    const double alpha = live[col] ? p_g(0, col) / systems[col].m_at(i, i) : 0.0;
-                    set_coefficient(0, col, -alpha);
-                }
-                upload_coefficients(1);
-                g[k]->add_scaled(coefficient_row(0), *g[i]);
-                u[k]->add_scaled(coefficient_row(0), *u[i]);
-            }
-            {
-                const auto p_g = shadow_products(k, tail, *g[k]);
-                for (size_type col = 0; col < cols; ++col) {
-                    auto& system = systems[col];
-                    for (size_type i = k; live[col] && i < s; ++i) {
-                        system.m_at(i, k) = p_g(i - k, col);
-                        if (!std::isfinite(system.m_at(i, k))) {
-                            stop_column(col, non_finite_outcome("p_i^T g_k"));
-                        }
-                    }
-                    if (live[col] && system.m_at(k, k) == 0) {
-                        stop_column(col, {stop::Reason::breakdown, "Idr: p_k^T g_k = 0"});
-                    }
-                }
-            }
-            if (!freeze_stopped()) {
-                return finish();
-            }
-            std::vector<double> beta(cols, 0.0);
-            for (size_type col = 0; col < cols; ++col) {
-                if (live[col]) {
-                    beta[col] = systems[col].f[k] / systems[col].m_at(k, k);
-                }
-                set_coefficient(0, col, -beta[col]);
-                set_coefficient(1, col, beta[col]);
-            }
-            upload_coefficients(2);
-            r.add_scaled(coefficient_row(0), *g[k]);
-            x.add_scaled(coefficient_row(1), *u[k]);
-            check_residuals([&](size_type col) {
-                auto& system = systems[col];
-                for (size_type i = k + 1; i < s; ++i) {
-                    system.f[i] -= beta[col] * system.m_at(i, k);
-                }
-            });
-            if (!freeze_stopped()) {
-                return finish();
-            }
+        run(IdrPhase::coefficients, k, 0, slot);
+        // v = r - G(:, k:s) c;  u_k = omega M^{-1} v + U(:, k:s) c;  g_k = A u_k. Update rows: -c_k..-c_s,
+        // then c_k, omega, c_{k+1}..c_s.
+        const auto tail = s - k;
+        v->copy_from(r);
+        for (size_type i = k; i < s; ++i) {
+            v->add_scaled(update_row(i - k), *g[i]);
         }
-        // Dimension reduction: the step into the next Sonneveld space, omega minimizing ||r - omega t||
-        // with the safeguard of Sleijpen and van der Vorst against a tiny |cos(t, r)|.
+        this->precondition(*v, *t);
+        u[k]->scale(update_row(tail));
+        u[k]->add_scaled(update_row(tail + 1), *t);
+        for (size_type i = k + 1; i < s; ++i) {
+            u[k]->add_scaled(update_row(tail + 1 + i - k), *u[i]);
+        }
+        a.apply(*u[k], *g[k]);
+        // Make g_k bi-orthogonal to p_1..p_{k-1} (modified Gram-Schmidt), keeping g_k = A u_k.
+        for (size_type i = 0; i < k; ++i) {
+            shadow_products(i, 1, *g[k]);
+            run(IdrPhase::orthogonalize, k, i, slot);
+            g[k]->add_scaled(update_row(0), *g[i]);
+            u[k]->add_scaled(update_row(0), *u[i]);
+        }
+        shadow_products(k, tail, *g[k]);
+        run(IdrPhase::shadow_column, k, 0, slot);
+        update_solution(k, slot, *g[k], *u[k]);
+    };
+    // Dimension reduction: the step into the next Sonneveld space, omega minimizing ||r - omega t||
+    // with the safeguard of Sleijpen and van der Vorst against a tiny |cos(t, r)|.
+    auto reduce_dimension = [&](size_type slot) {
         this->precondition(r, *v);
         a.apply(*v, *t);
         auto t_norms = products_row(0);
         auto t_r_products = products_row(1);
         t->compute_norm2(t_norms, workspace);
         t->compute_dot(r, t_r_products, workspace);
-        const auto t_products = read_products(2);
-        for (size_type col = 0; col < cols; ++col) {
-            if (!live[col]) {
-                continue;
-            }
-            auto& system = systems[col];
-            const double t_norm = t_products(0, col);
-            const double t_r = t_products(1, col);
-            if (!std::isfinite(t_norm)) {
-                stop_column(col, non_finite_outcome("||A M^{-1} r||"));
-            } else if (!std::isfinite(t_r)) {
-                stop_column(col, non_finite_outcome("t^T r"));
-            } else if (t_norm == 0 || t_r == 0) {
-                stop_column(col, {stop::Reason::breakdown, "Idr: omega = t^T r / t^T t is 0 or undefined"});
-            } else {
-                system.omega = t_r / (t_norm * t_norm);
-                const double cosine = std::abs(t_r) / (t_norm * system.residual_norm);
-                if (cosine < parameters_.kappa) {
-                    system.omega *= parameters_.kappa / cosine;
-                }
-            }
+        run(IdrPhase::omega, s, 0, slot);
+        update_solution(s, slot, *t, *v);
+    };
+    // The vectors of a column that no longer iterates are cleared, so that NaN or Inf in them stay out of
+    // the arithmetic of the later steps (its scalars are zero and its x is left alone by then).
+    auto clear_vectors = [&](size_type col) {
+        for (auto* block : {&r, v.get(), t.get()}) {
+            block->create_column_view(col)->fill(T{});
         }
-        if (!freeze_stopped()) {
-            return finish();
+        for (size_type k = 0; k < s; ++k) {
+            g[k]->create_column_view(col)->fill(T{});
+            u[k]->create_column_view(col)->fill(T{});
         }
-        for (size_type col = 0; col < cols; ++col) {
-            set_coefficient(0, col, -systems[col].omega);
-            set_coefficient(1, col, systems[col].omega);
-        }
-        upload_coefficients(2);
-        r.add_scaled(coefficient_row(0), *t);
-        x.add_scaled(coefficient_row(1), *v);
-        check_residuals([](size_type) {});
-        if (!freeze_stopped()) {
-            return finish();
+    };
+    std::vector<bool> live(cols);
+    for (size_type col = 0; col < cols; ++col) {
+        live[col] = columns.is_live(col);
+        if (!live[col]) {
+            clear_vectors(col);
         }
     }
+    // Blocks of iterations without the host (each iteration ends with an update of r and x): position k < s
+    // of a cycle is a step into G, position s the dimension reduction. A column that meets the threshold or
+    // breaks down stops itself in the step kernel; the review hands the norms to the monitors in order and
+    // stops the columns they end.
+    size_type position = 0;
+    while (columns.any_live()) {
+        const auto steps = columns.next_block_steps();
+        for (size_type slot = 0; slot < steps; ++slot) {
+            if (position < s) {
+                step_into_g(position, slot);
+                ++position;
+            } else {
+                reduce_dimension(slot);
+                position = 0;
+            }
+        }
+        columns.review("Idr", steps, [&](size_type col) {
+            return breakdown_outcome(static_cast<int>(columns.field(state_field::cause, col)));
+        });
+        for (size_type col = 0; col < cols; ++col) {
+            if (live[col] && !columns.is_live(col) && columns.any_live()) {
+                clear_vectors(col);
+            }
+            live[col] = columns.is_live(col);
+        }
+    }
+    return columns.get_outcomes();
 }
 
 #define LARCH_INSTANTIATE_IDR(T) template class Idr<T>

@@ -1,4 +1,4 @@
-// Checks of a solver's check_interval shared by the CG, BiCGSTAB and GMRES step tests: the interval only
+// Checks of a solver's check_interval shared by the CG, BiCGSTAB, GMRES and IDR step tests: the interval only
 // decides when the host looks at the executor's state, never what the solver computes.
 #pragma once
 

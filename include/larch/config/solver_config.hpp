@@ -32,7 +32,7 @@ namespace config {
  * - "monitor": true or {"every": integer >= 1}: progress on standard output every k iterations (log::Stream)
  * - idr only: "subspace_dim" (integer >= 1, default 4), "seed" (integer < 2^32, default 42),
  *   "kappa" (number in [0, 1], default 0.7); gmres only: "restart" (integer >= 1, default 30); cg,
- *   bicgstab and gmres only: "check_interval" (integer >= 1, default 8: iterations between the host's reads
+ *   bicgstab, idr and gmres: "check_interval" (integer >= 1, default 8: iterations between the host's reads
  *   of the solver's state)
  *
  * @throws BadInput naming the field's JSON path (e.g. "/criteria/relative_residual") for an unknown field,

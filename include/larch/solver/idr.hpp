@@ -26,14 +26,25 @@ namespace solver {
  * (p_i^T g_k, i = k..s) are one projection kernel on P for every column (gram_schmidt::project: a parallel
  * reduction per product), the other reductions Dense's dots and norms.
  * omega uses the "maintaining the convergence" choice with `kappa` (default 0.7).
- * Several right-hand sides iterate together (up to 32, more in groups of 32): one apply of A and of the preconditioner on the n x cols
- * block per step, every update a Dense operation with one scalar per column, and one P shared by all
- * columns; the s x s systems (m, f, c) and omega stay on the host, one set per column, and each step reads
- * its per-column reductions back in one transfer (about (s^2 + 3s)/2 + 3 reads per s+1 iterations, whatever
- * the number of columns). A column that stops (its monitor, a breakdown, NaN/Inf) is frozen: its scalars are
- * zero from then on, its vectors are cleared, and its x keeps the value it had, so each column ends with the
- * x, iteration count and status of solving it alone (bit for bit where A, M and the kernels treat columns
- * independently, as larch's do on reference and omp).
+ * Several right-hand sides iterate together (up to 32, more in groups of 32): one apply of A and of the
+ * preconditioner on the n x cols block per step, every update a Dense operation with one scalar per column, and
+ * one P shared by all columns.
+ *
+ * What runs where: each column's s x s system (m = P^T G, f = P^T r, the coefficients c), omega, the
+ * scalars of every update and the column's stop stay on the executor for the whole apply (allocated once
+ * per apply), updated by one small kernel per phase of a step (core/solver/idr_kernels.hpp), so an
+ * iteration never waits for the host. The host reads the residual norms every `check_interval` iterations
+ * (one synchronization; an iteration is one update of r and x, s + 1 of them per cycle) and passes them to
+ * each column's monitor in order. A column that meets the threshold, breaks down or turns NaN/Inf stops
+ * itself on the executor in that very step: from then on its scalars are zero and its x is not written
+ * again (x changes only in the running columns), so x, the iteration count and the status are those of
+ * the stopping iteration whatever the interval, and each column ends with the x, iteration count and status
+ * of solving it alone (bit for bit where A, M and the kernels treat columns independently, as larch's do on
+ * reference and omp). Overshoot: a stop the host decides (divergence, stagnation, time limit) may let x run
+ * on by at most check_interval - 1 further iterations (the count reported is the stopping one; IDR never
+ * pauses a column, since a column cannot leave its cycle and rejoin it later). Once every column has
+ * stopped, the executor may still run the rest of its block: work that changes no x. The iteration limit
+ * is never overshot.
  * Breakdowns (p_k^T g_k = 0, A M^{-1} r = 0, omega = 0) stop the column and the driver restarts it from the
  * true residual; a NaN or Inf in p_i^T g_k, ||A M^{-1} r|| or t^T r stops it as non_finite.
  */
@@ -49,6 +60,10 @@ public:
         std::uint32_t seed = 42;
         /// Threshold of the omega safeguard in (0, 1]; 0 turns it off.
         double kappa = 0.7;
+        /// k, the iterations between two reads of the residual norms by the host (>= 1): one read is a
+        /// synchronization with the executor (about 10 us on a GPU); a stop decided on the host may let x
+        /// run on by up to k - 1 iterations (see the class documentation).
+        size_type check_interval = 8;
 
         parameters_type& with_subspace_dim(size_type value)
         {
@@ -65,6 +80,11 @@ public:
             kappa = value;
             return *this;
         }
+        parameters_type& with_check_interval(size_type value)
+        {
+            check_interval = value;
+            return *this;
+        }
     };
     class Factory : public EnableFactory<Idr, parameters_type, SolverFactory<T>> {
     public:
@@ -72,7 +92,8 @@ public:
     };
 
     static parameters_type build() { return {}; }
-    /// Throws BadInput (subspace_dim 0, kappa outside [0, 1], unbounded criteria), DimensionMismatch.
+    /// Throws BadInput (subspace_dim 0, kappa outside [0, 1], check_interval 0, unbounded criteria),
+    /// DimensionMismatch.
     static std::unique_ptr<Idr> create(std::shared_ptr<const Executor> exec, const parameters_type& parameters,
                                        std::shared_ptr<const LinOp> system_matrix);
 
@@ -88,7 +109,7 @@ protected:
         std::shared_ptr<const LinOp> system_matrix);
 
     /// All columns of x at once: one product with the n x cols block per step, each column with its own
-    /// scalars on the host.
+    /// scalars on the executor.
     std::vector<IterationOutcome> iterate_columns(const matrix::Dense<T>& b, matrix::Dense<T>& x,
                                                   matrix::Dense<T>& r,
                                                   const std::vector<IterationMonitor*>& monitors) const override;

@@ -143,8 +143,8 @@ struct IterationOutcome {
  * A Krylov solver for A x = b as a LinOp: `apply(b, x)` solves with x as the initial guess (Cg, Bicgstab,
  * Gmres and Idr iterate all columns together, each ending as if solved alone; the driver alone solves one
  * column after another); `apply(alpha, b, beta, x)` sets x = alpha A^{-1} b + beta x. Runs on every
- * executor through Dense BLAS-1 and the system matrix's apply; Cg, Bicgstab and Gmres keep their scalars on
- * the executor and read them once every few iterations, Idr reads its reductions back once per step.
+ * executor through Dense BLAS-1 and the system matrix's apply; Cg, Bicgstab, Gmres and Idr keep their
+ * scalars on the executor and read them once every few iterations.
  *
  * Thread safety: apply may be called from several threads at once on one solver (with distinct x): the
  * solver's own state is read-only after generate, and each apply records its statuses under a lock when it
