@@ -77,7 +77,8 @@ TEST_P(CsrSpmvAlgorithmOnEveryExecutor, LarchKernelSumsTheLongRowsOfAMatrixOfSho
     LARCH_EXECUTOR_OR_SKIP(exec, GetParam());
     // About 2 entries per row on average (the kernel for short rows), with an arrow's dense last row, which
     // overflows its block's staging, and a row of 300 entries in a staged block: both longer than one
-    // thread should sum alone.
+    // thread should sum alone. With 1 to 8 right-hand sides (the stream kernel's counts 1, 2, 4 and 8 among
+    // them, with padded rows of b and x) beside the standard cases.
     constexpr std::int32_t n = 2000;
     const auto values = larch::test::generate_random_values<double>(dim2{3 * n, 1}, 1010);
     larch::matrix_data<double, std::int32_t> data{dim2{n, n}};
@@ -89,7 +90,11 @@ TEST_P(CsrSpmvAlgorithmOnEveryExecutor, LarchKernelSumsTheLongRowsOfAMatrixOfSho
         }
     }
     data.sort_row_major();
-    for (const auto& test_case : larch::test::standard_apply_cases(1011)) {
+    auto cases = larch::test::standard_apply_cases(1011);
+    cases.push_back({2, 1.0, 0.0, 0, 1021});
+    cases.push_back({8, -1.5, 0.5, 3, 1023});
+    cases.push_back({8, 1.0, 0.0, 0, 1025});
+    for (const auto& test_case : cases) {
         larch::test::expect_apply_matches_reference<CsrWith<double, CsrSpmvAlgorithm::larch>>(exec, data, test_case);
     }
 }
