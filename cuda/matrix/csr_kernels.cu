@@ -95,16 +95,14 @@ constexpr int stream_capacity = 8 * stream_rows;
 constexpr index64 stream_long_row = 64;
 
 /**
- * Short rows, `num_rhs` right-hand sides ("CSR-stream"): a block takes stream_rows consecutive rows, copies
- * their nonzeros (values and column indices, contiguous in CSR) to shared memory with coalesced loads of the
- * whole block, then each thread sums its row from there in column order, for every right-hand side at once
- * (one pass over the staged row; each nonzero reads its row of b, num_rhs consecutive values when b is
- * row-major). A sub-warp per row of a few nonzeros leaves lanes idle and spends shuffles per row; a thread
- * per row reading global memory reads a row's entries a row length apart. Rows of a block whose nonzeros
- * exceed the capacity are read from global memory; rows longer than stream_long_row are summed by the whole
- * block, one after the other.
+ * Short rows, one right-hand side ("CSR-stream"): a block takes stream_rows consecutive rows, copies their
+ * nonzeros (values and column indices, contiguous in CSR) to shared memory with coalesced loads of the whole
+ * block, then each thread sums its row from there in column order. A sub-warp per row of a few nonzeros
+ * leaves lanes idle and spends shuffles per row; a thread per row reading global memory reads a row's
+ * entries a row length apart. Rows of a block whose nonzeros exceed the capacity are read from global
+ * memory; rows longer than stream_long_row are summed by the whole block, one after the other.
  */
-template <int num_rhs, typename V, typename I>
+template <typename V, typename I>
 __global__ void __launch_bounds__(stream_rows)
     spmv_stream_kernel(index64 rows, V alpha, const I* __restrict__ row_ptrs, const I* __restrict__ col_idxs,
                        const V* __restrict__ values, const V* __restrict__ b, index64 b_stride, V beta,
@@ -130,33 +128,23 @@ __global__ void __launch_bounds__(stream_rows)
     const bool long_row = row_end - row_begin > stream_long_row;
     long_rows[threadIdx.x] = long_row;
     __syncthreads();
-    const auto write = [&](index64 out_row, int rhs, V sum) {
-        V& result = x[out_row * x_stride + rhs];
+    const auto write = [&](index64 out_row, V sum) {
+        V& result = x[out_row * x_stride];
         // beta == 0 must not read x: it may hold NaN or uninitialized memory.
         result = beta == V{0} ? alpha * sum : alpha * sum + beta * result;
     };
     if (row < rows && !long_row) {
-        V sums[num_rhs] = {};
-        const auto add = [&](V value, index64 col) {
-            const V* b_row = b + col * b_stride;
-#pragma unroll
-            for (int rhs = 0; rhs < num_rhs; ++rhs) {
-                sums[rhs] += value * b_row[rhs];
-            }
-        };
+        V sum{};
         if (staged) {
             for (index64 k = row_begin - begin; k < row_end - begin; ++k) {
-                add(staged_values[k], staged_cols[k]);
+                sum += staged_values[k] * b[staged_cols[k] * b_stride];
             }
         } else {
             for (index64 k = row_begin; k < row_end; ++k) {
-                add(values[k], col_idxs[k]);
+                sum += values[k] * b[col_idxs[k] * b_stride];
             }
         }
-#pragma unroll
-        for (int rhs = 0; rhs < num_rhs; ++rhs) {
-            write(row, rhs, sums[rhs]);
-        }
+        write(row, sum);
     }
     if (!__syncthreads_or(long_row)) {
         return;
@@ -166,26 +154,22 @@ __global__ void __launch_bounds__(stream_rows)
             continue;  // uniform over the block: every thread reads the same flag
         }
         const index64 long_row_index = first_row + t;
-        for (int rhs = 0; rhs < num_rhs; ++rhs) {
-            V sum{};
-            for (index64 k = row_ptrs[long_row_index] + threadIdx.x; k < row_ptrs[long_row_index + 1];
-                 k += stream_rows) {
-                sum += values[k] * b[col_idxs[k] * b_stride + rhs];
-            }
-            sum = block_all_reduce<stream_rows>(sum, warp::Sum{});
-            if (threadIdx.x == 0) {
-                write(long_row_index, rhs, sum);
-            }
+        V sum{};
+        for (index64 k = row_ptrs[long_row_index] + threadIdx.x; k < row_ptrs[long_row_index + 1];
+             k += stream_rows) {
+            sum += values[k] * b[col_idxs[k] * b_stride];
+        }
+        sum = block_all_reduce<stream_rows>(sum, warp::Sum{});
+        if (threadIdx.x == 0) {
+            write(long_row_index, sum);
         }
     }
 }
 
-/// Whether larch_spmv runs spmv_stream_kernel: 1, 2, 4 or 8 right-hand sides (the counts it is built
-/// for), at most 8 nonzeros per row on average.
+/// Whether larch_spmv runs spmv_stream_kernel: one right-hand side, at most 8 nonzeros per row on average.
 bool uses_stream_kernel(index64 num_rhs, index64 average_row_nnz)
 {
-    return (num_rhs == 1 || num_rhs == 2 || num_rhs == 4 || num_rhs == 8) &&
-           average_row_nnz <= stream_capacity / stream_rows;
+    return num_rhs == 1 && average_row_nnz <= stream_capacity / stream_rows;
 }
 
 /// The average row length larch_spmv sizes its kernels by (rounded up).
@@ -214,20 +198,14 @@ void larch_spmv(const DefaultExecutor&, V alpha, const matrix::Csr<V, I>& a,
     // long rows get a whole warp. A row much longer than the average still runs correctly, only on
     // fewer lanes than it could use.
     const index64 average_row_nnz = average_row_length(a);
-    if (uses_stream_kernel(num_rhs, average_row_nnz)) {
-        dispatch_subwarp_size<1, 2, 4, 8>(static_cast<int>(num_rhs), [&](auto count) {
-            spmv_stream_kernel<decltype(count)::value>
-                <<<static_cast<unsigned>(ceildiv(rows, index64{stream_rows})), stream_rows>>>(
-                    rows, alpha, a.get_const_row_ptrs(), a.get_const_col_idxs(), a.get_const_values(),
-                    b.get_const_values(), b.get_stride(), beta, x.get_values(), x.get_stride());
-            LARCH_LAUNCH_CHECK("csr::spmv_stream_kernel");
-        });
-        return;
-    }
     if (uses_rhs_pairs(num_rhs)) {
-        // A sub-warp of at least num_rhs lanes per row, and enough for the average row's pairs.
-        const int needed = static_cast<int>(
-            std::clamp<index64>(average_row_nnz * num_rhs, num_rhs, max_subwarp_size));
+        // A sub-warp of num_rhs lanes per row, times one per 8 nonzeros of the average row: each lane then
+        // takes about 8 products. One lane per (nonzero, right-hand side) pair gave each lane a product or
+        // two to amortize its row's setup and shuffles (8 columns of a 3D Laplace of 7e7 nonzeros: 3.46 ms
+        // with 32 lanes per row, 1.33 ms with 8 on the H100; a thread per row summing all 8 columns, whose
+        // gathers of b touch a cache line per thread and column, took 1.85 ms).
+        const int needed = static_cast<int>(std::clamp<index64>(num_rhs * ceildiv(average_row_nnz, index64{8}),
+                                                                num_rhs, max_subwarp_size));
         dispatch_subwarp_size<2, 4, 8, 16, 32>(needed, [&](auto subwarp) {
             constexpr int subwarp_size = decltype(subwarp)::value;
             spmv_rhs_pairs_kernel<subwarp_size>
@@ -237,6 +215,13 @@ void larch_spmv(const DefaultExecutor&, V alpha, const matrix::Csr<V, I>& a,
                     x.get_stride());
             LARCH_LAUNCH_CHECK("csr::spmv_rhs_pairs_kernel");
         });
+        return;
+    }
+    if (uses_stream_kernel(num_rhs, average_row_nnz)) {
+        spmv_stream_kernel<<<static_cast<unsigned>(ceildiv(rows, index64{stream_rows})), stream_rows>>>(
+            rows, alpha, a.get_const_row_ptrs(), a.get_const_col_idxs(), a.get_const_values(), b.get_const_values(),
+            b.get_stride(), beta, x.get_values(), x.get_stride());
+        LARCH_LAUNCH_CHECK("csr::spmv_stream_kernel");
         return;
     }
     const int needed = static_cast<int>(std::min<index64>(average_row_nnz, max_subwarp_size));
@@ -409,10 +394,9 @@ void spmv(const DefaultExecutor& exec, V alpha, const matrix::Csr<V, I>& a,
             // larch's sub-warp kernel at 1.5e7-2.4e7 nonzeros in double, 1.05-1.9x faster in float and
             // at 7e7). HIP has only larch's kernel.
 #if !defined(__HIP__)
-            // Short rows with 1, 2, 4 or 8 right-hand sides go to larch's stream kernel at every size (3D
-            // Laplace of 7.0e7 nonzeros, one right-hand side: 1.17x cuSPARSE in double, 1.03x in float; of
-            // 1.5e7: 1.22x; spmv_stream_h100.json), other powers of two of right-hand sides to its pair
-            // kernel.
+            // Several right-hand sides in a power of two go to larch's pair kernel at every size, and
+            // short rows with one right-hand side to its stream kernel (3D Laplace of 7.0e7 nonzeros:
+            // 1.17x cuSPARSE in double, 1.03x in float; of 1.5e7: 1.22x; spmv_stream_h100.json).
             constexpr size_type vendor_min_nonzeros = size_type{1} << 23;
             if (a.get_num_stored_elements() >= vendor_min_nonzeros && !uses_rhs_pairs(x.get_size().cols) &&
                 !uses_stream_kernel(static_cast<index64>(x.get_size().cols), average_row_length(a)) &&

@@ -77,8 +77,8 @@ TEST_P(CsrSpmvAlgorithmOnEveryExecutor, LarchKernelSumsTheLongRowsOfAMatrixOfSho
     LARCH_EXECUTOR_OR_SKIP(exec, GetParam());
     // About 2 entries per row on average (the kernel for short rows), with an arrow's dense last row, which
     // overflows its block's staging, and a row of 300 entries in a staged block: both longer than one
-    // thread should sum alone. With 1 to 8 right-hand sides (the stream kernel's counts 1, 2, 4 and 8 among
-    // them, with padded rows of b and x) beside the standard cases.
+    // thread should sum alone. Besides the standard cases, 2 and 8 right-hand sides (the pair kernel's
+    // sub-warps of 2 and 8 lanes on rows of 1 to 2,000 entries; padded rows of b and x once).
     constexpr std::int32_t n = 2000;
     const auto values = larch::test::generate_random_values<double>(dim2{3 * n, 1}, 1010);
     larch::matrix_data<double, std::int32_t> data{dim2{n, n}};
