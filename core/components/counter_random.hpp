@@ -5,18 +5,14 @@
 
 #include <cstdint>
 
-#if defined(__CUDACC__) || defined(__HIP__)
-#define LARCH_RANDOM_FUNCTION __host__ __device__ inline
-#else
-#define LARCH_RANDOM_FUNCTION inline
-#endif
+#include "core/base/host_device.hpp"
 
 namespace larch {
 namespace kernels {
 namespace components {
 
 /// SplitMix64's output function applied to the (seed, index) pair.
-LARCH_RANDOM_FUNCTION std::uint64_t counter_random_bits(std::uint64_t seed, std::uint64_t index)
+LARCH_HOST_DEVICE std::uint64_t counter_random_bits(std::uint64_t seed, std::uint64_t index)
 {
     std::uint64_t z = seed * 0x9e3779b97f4a7c15ull + (index + 1) * 0xd1b54a32d192ed03ull;
     z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
@@ -25,7 +21,7 @@ LARCH_RANDOM_FUNCTION std::uint64_t counter_random_bits(std::uint64_t seed, std:
 }
 
 /// Uniform in [-1, 1): the top 53 bits as an exact double in [0, 1), doubled and shifted (both exact).
-LARCH_RANDOM_FUNCTION double counter_random_uniform(std::uint64_t seed, std::uint64_t index)
+LARCH_HOST_DEVICE double counter_random_uniform(std::uint64_t seed, std::uint64_t index)
 {
     return static_cast<double>(counter_random_bits(seed, index) >> 11) * 0x1.0p-52 - 1.0;
 }

@@ -17,32 +17,32 @@ using cg_rules::usable;
 
 /// The state entry of field `field` (or norm slot `field - bicgstab_state::norms`) of column `col`.
 template <typename T>
-LARCH_CG_FUNCTION T& entry(T* state, size_type cols, size_type field, size_type col)
+LARCH_HOST_DEVICE T& entry(T* state, size_type cols, size_type field, size_type col)
 {
     return state[field * cols + col];
 }
 
 template <typename T>
-LARCH_CG_FUNCTION T value(const T* state, size_type cols, size_type field, size_type col)
+LARCH_HOST_DEVICE T value(const T* state, size_type cols, size_type field, size_type col)
 {
     return state[field * cols + col];
 }
 
 template <typename T>
-LARCH_CG_FUNCTION bool is_running(const T* state, size_type cols, size_type col)
+LARCH_HOST_DEVICE bool is_running(const T* state, size_type cols, size_type col)
 {
     return value(state, cols, bicgstab_state::stopped, col) == T{bicgstab_state::running};
 }
 
 template <typename T>
-LARCH_CG_FUNCTION void stop(T* state, size_type cols, size_type col, int code, size_type slot)
+LARCH_HOST_DEVICE void stop(T* state, size_type cols, size_type col, int code, size_type slot)
 {
     entry(state, cols, bicgstab_state::stopped, col) = static_cast<T>(code);
     entry(state, cols, bicgstab_state::stop_slot, col) = static_cast<T>(slot);
 }
 
 template <typename T>
-LARCH_CG_FUNCTION void break_down(T* state, size_type cols, size_type col, int cause, size_type slot)
+LARCH_HOST_DEVICE void break_down(T* state, size_type cols, size_type col, int cause, size_type slot)
 {
     stop(state, cols, col, bicgstab_state::breakdown, slot);
     entry(state, cols, bicgstab_state::cause, col) = static_cast<T>(cause);
@@ -53,7 +53,7 @@ LARCH_CG_FUNCTION void break_down(T* state, size_type cols, size_type col, int c
 /// Whether the direction of column `col` is updated (a running column with a usable rho_new), and if so
 /// its beta and the coefficient -omega beta of v.
 template <typename T>
-LARCH_CG_FUNCTION bool direction_coefficients(const T* state, size_type cols, size_type col, T& beta,
+LARCH_HOST_DEVICE bool direction_coefficients(const T* state, size_type cols, size_type col, T& beta,
                                               T& v_coefficient)
 {
     const T rho_new = value(state, cols, bicgstab_state::rho_new, col);
@@ -68,7 +68,7 @@ LARCH_CG_FUNCTION bool direction_coefficients(const T* state, size_type cols, si
 }
 
 template <typename T>
-LARCH_CG_FUNCTION void update_direction_entry(T beta, T v_coefficient, T r, T v, T& p)
+LARCH_HOST_DEVICE void update_direction_entry(T beta, T v_coefficient, T r, T v, T& p)
 {
     p = (r + v_coefficient * v) + beta * p;
 }
@@ -77,21 +77,21 @@ LARCH_CG_FUNCTION void update_direction_entry(T beta, T v_coefficient, T r, T v,
 
 /// Whether the half step updates column `col`: running, with usable rho_new and shadow_v.
 template <typename T>
-LARCH_CG_FUNCTION bool half_step_updates(const T* state, size_type cols, size_type col)
+LARCH_HOST_DEVICE bool half_step_updates(const T* state, size_type cols, size_type col)
 {
     return is_running(state, cols, col) && usable(value(state, cols, bicgstab_state::rho_new, col)) &&
            usable(value(state, cols, bicgstab_state::shadow_v, col));
 }
 
 template <typename T>
-LARCH_CG_FUNCTION T half_step_length(const T* state, size_type cols, size_type col)
+LARCH_HOST_DEVICE T half_step_length(const T* state, size_type cols, size_type col)
 {
     return value(state, cols, bicgstab_state::rho_new, col) / value(state, cols, bicgstab_state::shadow_v, col);
 }
 
 /// r -= alpha v; returns the new entry squared.
 template <typename T>
-LARCH_CG_FUNCTION T update_half_step_entry(T alpha, T v, T& r)
+LARCH_HOST_DEVICE T update_half_step_entry(T alpha, T v, T& r)
 {
     r -= alpha * v;
     return r * r;
@@ -100,7 +100,7 @@ LARCH_CG_FUNCTION T update_half_step_entry(T alpha, T v, T& r)
 /// Records the half step of column `col` given s^T s after the update (only for a column that was
 /// running when the step began).
 template <typename T>
-LARCH_CG_FUNCTION void finish_half_step(T* state, size_type cols, size_type col, size_type slot, T sum_of_squares)
+LARCH_HOST_DEVICE void finish_half_step(T* state, size_type cols, size_type col, size_type slot, T sum_of_squares)
 {
     if (!is_running(state, cols, col)) {
         return;
@@ -133,7 +133,7 @@ LARCH_CG_FUNCTION void finish_half_step(T* state, size_type cols, size_type col,
 enum class SolutionUpdate { none, alpha_only, full };
 
 template <typename T>
-LARCH_CG_FUNCTION SolutionUpdate solution_update(const T* state, size_type cols, size_type col)
+LARCH_HOST_DEVICE SolutionUpdate solution_update(const T* state, size_type cols, size_type col)
 {
     const T stopped = value(state, cols, bicgstab_state::stopped, col);
     if (stopped == T{bicgstab_state::half_finished}) {
@@ -152,14 +152,14 @@ LARCH_CG_FUNCTION SolutionUpdate solution_update(const T* state, size_type cols,
 }
 
 template <typename T>
-LARCH_CG_FUNCTION T solution_omega(const T* state, size_type cols, size_type col)
+LARCH_HOST_DEVICE T solution_omega(const T* state, size_type cols, size_type col)
 {
     return value(state, cols, bicgstab_state::t_s, col) / value(state, cols, bicgstab_state::t_t, col);
 }
 
 /// Updates one entry of x (and of r for a full update); returns the new r entry squared.
 template <typename T>
-LARCH_CG_FUNCTION T update_solution_entry(SolutionUpdate update, T alpha, T omega, T p_hat, T s_hat, T t, T& x,
+LARCH_HOST_DEVICE T update_solution_entry(SolutionUpdate update, T alpha, T omega, T p_hat, T s_hat, T t, T& x,
                                           T& r)
 {
     if (update == SolutionUpdate::full) {
@@ -174,7 +174,7 @@ LARCH_CG_FUNCTION T update_solution_entry(SolutionUpdate update, T alpha, T omeg
 /// Records the solution step of column `col` given r^T r after the update (ignored unless the update
 /// was full).
 template <typename T>
-LARCH_CG_FUNCTION void finish_solution_step(T* state, size_type cols, size_type col, size_type slot,
+LARCH_HOST_DEVICE void finish_solution_step(T* state, size_type cols, size_type col, size_type slot,
                                             T sum_of_squares)
 {
     const auto update = solution_update(state, cols, col);

@@ -6,13 +6,8 @@
 
 #include <cmath>
 
+#include "core/base/host_device.hpp"
 #include "core/matrix/dense_kernels.hpp"
-
-#if defined(__CUDACC__) || defined(__HIP__)
-#define LARCH_CG_FUNCTION __host__ __device__ inline
-#else
-#define LARCH_CG_FUNCTION inline
-#endif
 
 namespace larch {
 namespace kernels {
@@ -20,27 +15,27 @@ namespace cg_rules {
 
 /// A divisor the step may use: finite and nonzero (rho or p^T A p).
 template <typename T>
-LARCH_CG_FUNCTION bool usable(T value)
+LARCH_HOST_DEVICE bool usable(T value)
 {
     return value != T{0} && std::isfinite(value);
 }
 
 /// The state entry of field `field` (or norm slot `field - cg_state::norms`) of column `col`.
 template <typename T>
-LARCH_CG_FUNCTION T& entry(T* state, size_type cols, size_type field, size_type col)
+LARCH_HOST_DEVICE T& entry(T* state, size_type cols, size_type field, size_type col)
 {
     return state[field * cols + col];
 }
 
 template <typename T>
-LARCH_CG_FUNCTION bool is_running(const T* state, size_type cols, size_type col)
+LARCH_HOST_DEVICE bool is_running(const T* state, size_type cols, size_type col)
 {
     return state[cg_state::stopped * cols + col] == T{cg_state::running};
 }
 
 /// alpha of a running column, or 0 when it does not update (stopped, or breaking down now).
 template <typename T>
-LARCH_CG_FUNCTION T step_length(const T* state, size_type cols, size_type col)
+LARCH_HOST_DEVICE T step_length(const T* state, size_type cols, size_type col)
 {
     const T rho = state[cg_state::rho * cols + col];
     const T p_q = state[cg_state::p_q * cols + col];
@@ -50,7 +45,7 @@ LARCH_CG_FUNCTION T step_length(const T* state, size_type cols, size_type col)
 /// Records the end of the step of column `col` given its sum of squares r^T r after the update (only
 /// for a column that was running when the step began), and returns the norm written to slot `slot`.
 template <typename T>
-LARCH_CG_FUNCTION void finish_step(T* state, size_type cols, size_type col, size_type slot, T sum_of_squares)
+LARCH_HOST_DEVICE void finish_step(T* state, size_type cols, size_type col, size_type slot, T sum_of_squares)
 {
     if (!is_running(state, cols, col)) {
         return;
@@ -78,7 +73,7 @@ LARCH_CG_FUNCTION void finish_step(T* state, size_type cols, size_type col, size
 /// Whether the direction update of step `slot` changes column `col`: a running column, or one that this
 /// very step paused (it resumes later from that direction).
 template <typename T>
-LARCH_CG_FUNCTION bool updates_direction(const T* state, size_type cols, size_type col, size_type slot)
+LARCH_HOST_DEVICE bool updates_direction(const T* state, size_type cols, size_type col, size_type slot)
 {
     const T stopped = state[cg_state::stopped * cols + col];
     return stopped == T{cg_state::running} ||
@@ -87,7 +82,7 @@ LARCH_CG_FUNCTION bool updates_direction(const T* state, size_type cols, size_ty
 
 /// beta of the direction update of a running column (the ratio of the new rho to the previous one).
 template <typename T>
-LARCH_CG_FUNCTION T direction_ratio(const T* state, size_type cols, size_type col)
+LARCH_HOST_DEVICE T direction_ratio(const T* state, size_type cols, size_type col)
 {
     return state[cg_state::rho * cols + col] / state[cg_state::rho_old * cols + col];
 }

@@ -133,6 +133,18 @@ LARCH_DECLARE_KERNEL(namespace dense {
 })
 
 /**
+ * The values of the `stopped` field of every Krylov solver's per-column state (cg_state, bicgstab_state, and
+ * GMRES's and IDR's in core/solver), which core/solver/column_state.hpp reviews: each state namespace takes
+ * them from here.
+ */
+namespace column_stop {
+constexpr int running = 0;
+constexpr int breakdown = 1;
+constexpr int finished = 2;
+constexpr int paused = 3;
+}  // namespace column_stop
+
+/**
  * Where the conjugate-gradient kernels keep a solve's scalars: field f of column c is entry
  * f * cols + c of the state array (entries of type T, stop codes and slots stored as small integers),
  * and norm slot s of column c is entry (norms + s) * cols + c. The host writes the threshold and zeroes
@@ -149,10 +161,7 @@ constexpr size_type stop_slot = 5;
 constexpr size_type pause_above = 6;
 constexpr size_type norms = 7;
 /// Values of the stopped field.
-constexpr int running = 0;
-constexpr int breakdown = 1;
-constexpr int finished = 2;
-constexpr int paused = 3;
+using namespace column_stop;
 }  // namespace cg_state
 
 /**
@@ -182,10 +191,7 @@ constexpr size_type stop_slot = 10;
 constexpr size_type cause = 11;
 constexpr size_type norms = 12;
 /// Values of the stopped field.
-constexpr int running = 0;
-constexpr int breakdown = 1;
-constexpr int finished = 2;
-constexpr int paused = 3;
+using namespace column_stop;
 /// ||s|| met the threshold in the half step; the solution step adds alpha p_hat to x and finishes it.
 constexpr int half_finished = 4;
 /// Values of the cause field.

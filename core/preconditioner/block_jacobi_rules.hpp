@@ -7,14 +7,9 @@
 #include <cstdint>
 #include <limits>
 
+#include "core/base/host_device.hpp"
 #include "core/preconditioner/block_jacobi_kernels.hpp"
 #include "larch/base/half.hpp"
-
-#if defined(__CUDACC__) || defined(__HIP__)
-#define LARCH_RULE_FUNCTION __host__ __device__ inline
-#else
-#define LARCH_RULE_FUNCTION inline
-#endif
 
 namespace larch {
 namespace kernels {
@@ -25,7 +20,7 @@ namespace block_jacobi_rules {
  * first piece). A piece of `piece_rows` rows that does not fit under `bound` closes the open block and starts
  * the next one. Returns true if a block starts at the piece; open_rows becomes the rows of the open block.
  */
-LARCH_RULE_FUNCTION bool take_piece(int& open_rows, int piece_rows, int bound)
+LARCH_HOST_DEVICE bool take_piece(int& open_rows, int piece_rows, int bound)
 {
     const bool closes = open_rows > 0 && open_rows + piece_rows > bound;
     open_rows = closes ? piece_rows : open_rows + piece_rows;
@@ -37,7 +32,7 @@ LARCH_RULE_FUNCTION bool take_piece(int& open_rows, int piece_rows, int bound)
  * supervariable ends: a supervariable longer than the bound is cut into pieces of `bound` rows from its
  * start. 0 if no piece starts there.
  */
-LARCH_RULE_FUNCTION int piece_rows_at(std::int64_t offset, std::int64_t remaining, int bound)
+LARCH_HOST_DEVICE int piece_rows_at(std::int64_t offset, std::int64_t remaining, int bound)
 {
     if (offset % bound != 0) {
         return 0;
@@ -46,7 +41,7 @@ LARCH_RULE_FUNCTION int piece_rows_at(std::int64_t offset, std::int64_t remainin
 }
 
 /// Unit roundoff of the storage precisions (indexed by the block_jacobi_storage precision codes).
-LARCH_RULE_FUNCTION double unit_roundoff(std::uint8_t precision)
+LARCH_HOST_DEVICE double unit_roundoff(std::uint8_t precision)
 {
     return precision == block_jacobi_storage::double_precision   ? 0x1p-53
            : precision == block_jacobi_storage::single_precision ? 0x1p-24
@@ -54,7 +49,7 @@ LARCH_RULE_FUNCTION double unit_roundoff(std::uint8_t precision)
 }
 
 /// Bytes of one stored value in a precision.
-LARCH_RULE_FUNCTION std::int64_t value_bytes(std::uint8_t precision)
+LARCH_HOST_DEVICE std::int64_t value_bytes(std::uint8_t precision)
 {
     return precision == block_jacobi_storage::double_precision   ? 8
            : precision == block_jacobi_storage::single_precision ? 4
@@ -62,7 +57,7 @@ LARCH_RULE_FUNCTION std::int64_t value_bytes(std::uint8_t precision)
 }
 
 /// Bytes a stored block of n rows takes, rounded up to 8 so that the next block starts 8-byte aligned.
-LARCH_RULE_FUNCTION std::int64_t stored_block_bytes(std::int64_t n, std::uint8_t kind, std::uint8_t precision)
+LARCH_HOST_DEVICE std::int64_t stored_block_bytes(std::int64_t n, std::uint8_t kind, std::uint8_t precision)
 {
     const auto values = kind == block_jacobi_storage::diagonal ? n : n * n;
     return (values * value_bytes(precision) + 7) / 8 * 8;
@@ -70,7 +65,7 @@ LARCH_RULE_FUNCTION std::int64_t stored_block_bytes(std::int64_t n, std::uint8_t
 
 /// The precision code of the working precision V (double or float).
 template <typename V>
-LARCH_RULE_FUNCTION constexpr std::uint8_t working_precision()
+LARCH_HOST_DEVICE constexpr std::uint8_t working_precision()
 {
     return sizeof(V) == 8 ? block_jacobi_storage::double_precision : block_jacobi_storage::single_precision;
 }
@@ -87,8 +82,8 @@ struct BlockChoice {
  * the stored values) become `diagonal` in the working precision.
  */
 template <typename V>
-LARCH_RULE_FUNCTION BlockChoice choose_storage(std::int64_t n, double cond, bool failed, double stored_norm,
-                                               std::uint8_t block_kind, bool adaptive, double accuracy)
+LARCH_HOST_DEVICE BlockChoice choose_storage(std::int64_t n, double cond, bool failed, double stored_norm,
+                                             std::uint8_t block_kind, bool adaptive, double accuracy)
 {
     constexpr std::uint8_t working = working_precision<V>();
     const double singular_bound = 1.0 / (static_cast<double>(n) * std::numeric_limits<V>::epsilon());

@@ -10,8 +10,6 @@
 #include <vector>
 
 #include "core/matrix/dense_kernels.hpp"
-#include "core/solver/gmres_kernels.hpp"
-#include "core/solver/idr_kernels.hpp"
 #include "core/solver/threshold_below.hpp"
 #include "larch/base/array.hpp"
 #include "larch/solver/iterative_solver.hpp"
@@ -29,20 +27,7 @@ struct ColumnStateFields {
     size_type norms;
 };
 
-namespace column_state = kernels::cg_state;
-static_assert(column_state::running == kernels::bicgstab_state::running &&
-                  column_state::breakdown == kernels::bicgstab_state::breakdown &&
-                  column_state::finished == kernels::bicgstab_state::finished &&
-                  column_state::paused == kernels::bicgstab_state::paused &&
-                  column_state::running == kernels::gmres_state::running &&
-                  column_state::breakdown == kernels::gmres_state::breakdown &&
-                  column_state::finished == kernels::gmres_state::finished &&
-                  column_state::paused == kernels::gmres_state::paused &&
-                  column_state::running == kernels::idr_state::running &&
-                  column_state::breakdown == kernels::idr_state::breakdown &&
-                  column_state::finished == kernels::idr_state::finished &&
-                  column_state::paused == kernels::idr_state::paused,
-              "the CG, BiCGSTAB, GMRES and IDR state layouts share the values of their stopped field");
+namespace column_state = kernels::column_stop;
 
 template <typename T>
 class ColumnState {

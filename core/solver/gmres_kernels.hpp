@@ -5,15 +5,11 @@
 // are defined here once for the solver, the kernels and the tests.
 #pragma once
 
+#include "core/base/host_device.hpp"
 #include "core/base/kernel_dispatch.hpp"
 #include "core/components/instantiation.hpp"
+#include "core/matrix/dense_kernels.hpp"
 #include "larch/base/array.hpp"
-
-#if defined(__CUDACC__) || defined(__HIP__)
-#define LARCH_GMRES_FUNCTION __host__ __device__ inline
-#else
-#define LARCH_GMRES_FUNCTION inline
-#endif
 
 namespace larch {
 namespace kernels {
@@ -32,26 +28,26 @@ struct GmresLayout {
     size_type restart;
     size_type cols;
 
-    LARCH_GMRES_FUNCTION size_type projection(size_type pass, size_type i, size_type col) const
+    LARCH_HOST_DEVICE size_type projection(size_type pass, size_type i, size_type col) const
     {
         return (pass * (restart + 1) + i) * cols + col;
     }
-    LARCH_GMRES_FUNCTION size_type subdiagonal(size_type col) const { return 2 * (restart + 1) * cols + col; }
-    LARCH_GMRES_FUNCTION size_type reductions_size() const { return (2 * (restart + 1) + 1) * cols; }
+    LARCH_HOST_DEVICE size_type subdiagonal(size_type col) const { return 2 * (restart + 1) * cols + col; }
+    LARCH_HOST_DEVICE size_type reductions_size() const { return (2 * (restart + 1) + 1) * cols; }
 
-    LARCH_GMRES_FUNCTION size_type rhs(size_type i, size_type col) const { return i * cols + col; }
-    LARCH_GMRES_FUNCTION size_type hessenberg(size_type i, size_type j, size_type col) const
+    LARCH_HOST_DEVICE size_type rhs(size_type i, size_type col) const { return i * cols + col; }
+    LARCH_HOST_DEVICE size_type hessenberg(size_type i, size_type j, size_type col) const
     {
         return (restart + 1 + j * (j + 1) / 2 + i) * cols + col;
     }
-    LARCH_GMRES_FUNCTION size_type cosine(size_type j, size_type col) const
+    LARCH_HOST_DEVICE size_type cosine(size_type j, size_type col) const
     {
         return (restart + 1 + restart * (restart + 1) / 2 + j) * cols + col;
     }
-    LARCH_GMRES_FUNCTION size_type sine(size_type j, size_type col) const { return cosine(restart + j, col); }
-    LARCH_GMRES_FUNCTION size_type problem_size() const { return cosine(2 * restart, 0); }
+    LARCH_HOST_DEVICE size_type sine(size_type j, size_type col) const { return cosine(restart + j, col); }
+    LARCH_HOST_DEVICE size_type problem_size() const { return cosine(2 * restart, 0); }
     /// The entries of g and of the first `solved` columns of H: what the solve for y reads.
-    LARCH_GMRES_FUNCTION size_type solve_prefix_size(size_type solved) const { return hessenberg(0, solved, 0); }
+    LARCH_HOST_DEVICE size_type solve_prefix_size(size_type solved) const { return hessenberg(0, solved, 0); }
 };
 
 /**
@@ -70,11 +66,8 @@ constexpr size_type stop_slot = 3;
 /// Why a column stopped with breakdown (one of the causes below).
 constexpr size_type cause = 4;
 constexpr size_type norms = 5;
-/// Values of the stopped field (those of cg_state).
-constexpr int running = 0;
-constexpr int breakdown = 1;
-constexpr int finished = 2;
-constexpr int paused = 3;
+/// Values of the stopped field.
+using namespace column_stop;
 /// Values of the cause field: NaN or Inf in the step's coefficients; a zero rotation radius (singular
 /// Hessenberg matrix); a zero subdiagonal with a nonzero radius (lucky breakdown: the Krylov space is
 /// invariant and the column's cycle ends with its exact solution).

@@ -11,7 +11,7 @@ namespace kernels {
 namespace gmres_rules {
 
 /// Stops column `col` at `slot` with `stopped` (and `cause` for a breakdown).
-LARCH_GMRES_FUNCTION void stop(double* state, size_type cols, size_type col, size_type slot, int stopped, int cause)
+LARCH_HOST_DEVICE void stop(double* state, size_type cols, size_type col, size_type slot, int stopped, int cause)
 {
     state[gmres_state::stopped * cols + col] = stopped;
     state[gmres_state::stop_slot * cols + col] = static_cast<double>(slot);
@@ -20,8 +20,8 @@ LARCH_GMRES_FUNCTION void stop(double* state, size_type cols, size_type col, siz
 
 /// gmres::givens_step for column `col` (see its declaration).
 template <typename T>
-LARCH_GMRES_FUNCTION void givens_step(const GmresLayout& layout, size_type step, size_type slot, size_type col,
-                                      const T* reductions, double* problem, double* state, T* factors)
+LARCH_HOST_DEVICE void givens_step(const GmresLayout& layout, size_type step, size_type slot, size_type col,
+                                   const T* reductions, double* problem, double* state, T* factors)
 {
     const auto cols = layout.cols;
     const auto j = step;
@@ -72,6 +72,19 @@ LARCH_GMRES_FUNCTION void givens_step(const GmresLayout& layout, size_type step,
         return stop(state, cols, col, slot, gmres_state::finished, 0);
     }
     factors[col] = static_cast<T>(1.0 / subdiagonal);
+}
+
+/// gmres::givens_step of every column in turn: the whole kernel of the host backends (O(j) work per column and
+/// at most 32 columns, too little for threads).
+template <typename T>
+inline void givens_step_every_column(const GmresLayout& layout, size_type step, size_type slot,
+                                     const array<T>& reductions, array<double>& problem, array<double>& state,
+                                     array<T>& factors)
+{
+    for (size_type col = 0; col < layout.cols; ++col) {
+        givens_step(layout, step, slot, col, reductions.get_const_data(), problem.get_data(), state.get_data(),
+                    factors.get_data());
+    }
 }
 
 }  // namespace gmres_rules

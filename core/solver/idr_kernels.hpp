@@ -5,16 +5,12 @@
 // kernels and the tests.
 #pragma once
 
+#include "core/base/host_device.hpp"
 #include "core/base/kernel_dispatch.hpp"
 #include "core/components/instantiation.hpp"
+#include "core/matrix/dense_kernels.hpp"
 #include "larch/base/array.hpp"
 #include "larch/matrix/dense.hpp"
-
-#if defined(__CUDACC__) || defined(__HIP__)
-#define LARCH_IDR_FUNCTION __host__ __device__ inline
-#else
-#define LARCH_IDR_FUNCTION inline
-#endif
 
 namespace larch {
 namespace kernels {
@@ -28,20 +24,20 @@ struct IdrLayout {
     size_type s;
     size_type cols;
 
-    LARCH_IDR_FUNCTION size_type shadow_matrix(size_type i, size_type k, size_type col) const
+    LARCH_HOST_DEVICE size_type shadow_matrix(size_type i, size_type k, size_type col) const
     {
         return (i * s + k) * cols + col;
     }
-    LARCH_IDR_FUNCTION size_type rhs(size_type i, size_type col) const { return (s * s + i) * cols + col; }
-    LARCH_IDR_FUNCTION size_type coefficient(size_type i, size_type col) const
+    LARCH_HOST_DEVICE size_type rhs(size_type i, size_type col) const { return (s * s + i) * cols + col; }
+    LARCH_HOST_DEVICE size_type coefficient(size_type i, size_type col) const
     {
         return (s * s + s + i) * cols + col;
     }
-    LARCH_IDR_FUNCTION size_type system_size() const { return (s * s + 2 * s) * cols; }
+    LARCH_HOST_DEVICE size_type system_size() const { return (s * s + 2 * s) * cols; }
     /// Rows of T the step's reductions (products) need: s shadow products, or ||t|| and t^T r.
-    LARCH_IDR_FUNCTION size_type product_rows() const { return s > 2 ? s : 2; }
+    LARCH_HOST_DEVICE size_type product_rows() const { return s > 2 ? s : 2; }
     /// Rows of T of the scalars of one update: at most -c_k..-c_s, c_k, omega, c_{k+1}..c_s.
-    LARCH_IDR_FUNCTION size_type update_rows() const { return 2 * s + 1; }
+    LARCH_HOST_DEVICE size_type update_rows() const { return 2 * s + 1; }
 };
 
 /**
@@ -63,11 +59,8 @@ constexpr size_type residual_norm = 6;
 /// beta = f_k / m(k, k) of the current step.
 constexpr size_type beta = 7;
 constexpr size_type norms = 8;
-/// Values of the stopped field (those of cg_state).
-constexpr int running = 0;
-constexpr int breakdown = 1;
-constexpr int finished = 2;
-constexpr int paused = 3;
+/// Values of the stopped field.
+using namespace column_stop;
 /// Values of the cause field.
 constexpr int triangular_zero = 0;
 constexpr int shadow_not_finite = 1;

@@ -20,21 +20,21 @@ struct Column {
     double* state;
     T* updates;
 
-    LARCH_IDR_FUNCTION double& field(size_type name) const { return state[name * layout.cols + col]; }
-    LARCH_IDR_FUNCTION double& m(size_type i, size_type k) const { return system[layout.shadow_matrix(i, k, col)]; }
-    LARCH_IDR_FUNCTION double& f(size_type i) const { return system[layout.rhs(i, col)]; }
-    LARCH_IDR_FUNCTION double& c(size_type i) const { return system[layout.coefficient(i, col)]; }
-    LARCH_IDR_FUNCTION double product(size_type row) const
+    LARCH_HOST_DEVICE double& field(size_type name) const { return state[name * layout.cols + col]; }
+    LARCH_HOST_DEVICE double& m(size_type i, size_type k) const { return system[layout.shadow_matrix(i, k, col)]; }
+    LARCH_HOST_DEVICE double& f(size_type i) const { return system[layout.rhs(i, col)]; }
+    LARCH_HOST_DEVICE double& c(size_type i) const { return system[layout.coefficient(i, col)]; }
+    LARCH_HOST_DEVICE double product(size_type row) const
     {
         return static_cast<double>(products[row * layout.cols + col]);
     }
-    LARCH_IDR_FUNCTION bool running() const { return field(idr_state::stopped) == idr_state::running; }
+    LARCH_HOST_DEVICE bool running() const { return field(idr_state::stopped) == idr_state::running; }
     /// Update row `row` = value for a running column, exactly 0 for a stopped one.
-    LARCH_IDR_FUNCTION void set_update(size_type row, double value) const
+    LARCH_HOST_DEVICE void set_update(size_type row, double value) const
     {
         updates[row * layout.cols + col] = running() ? static_cast<T>(value) : T{};
     }
-    LARCH_IDR_FUNCTION void stop(size_type slot, int stopped, int cause) const
+    LARCH_HOST_DEVICE void stop(size_type slot, int stopped, int cause) const
     {
         field(idr_state::stopped) = stopped;
         field(idr_state::stop_slot) = static_cast<double>(slot);
@@ -43,7 +43,7 @@ struct Column {
 };
 
 template <typename T>
-LARCH_IDR_FUNCTION void coefficients(const Column<T>& column, size_type k, size_type slot)
+LARCH_HOST_DEVICE void coefficients(const Column<T>& column, size_type k, size_type slot)
 {
     const auto s = column.layout.s;
     // The lower triangular m(k:s, k:s) c = f(k:s).
@@ -70,7 +70,7 @@ LARCH_IDR_FUNCTION void coefficients(const Column<T>& column, size_type k, size_
 }
 
 template <typename T>
-LARCH_IDR_FUNCTION void shadow_column(const Column<T>& column, size_type k, size_type slot)
+LARCH_HOST_DEVICE void shadow_column(const Column<T>& column, size_type k, size_type slot)
 {
     for (size_type i = k; column.running() && i < column.layout.s; ++i) {
         column.m(i, k) = column.product(i - k);
@@ -88,7 +88,7 @@ LARCH_IDR_FUNCTION void shadow_column(const Column<T>& column, size_type k, size
 }
 
 template <typename T>
-LARCH_IDR_FUNCTION void omega(const Column<T>& column, size_type slot, double kappa)
+LARCH_HOST_DEVICE void omega(const Column<T>& column, size_type slot, double kappa)
 {
     if (column.running()) {
         const double t_norm = column.product(0);
@@ -115,7 +115,7 @@ LARCH_IDR_FUNCTION void omega(const Column<T>& column, size_type slot, double ka
 }
 
 template <typename T>
-LARCH_IDR_FUNCTION void residual(const Column<T>& column, size_type k, size_type slot)
+LARCH_HOST_DEVICE void residual(const Column<T>& column, size_type k, size_type slot)
 {
     if (!column.running()) {
         return;
@@ -136,9 +136,9 @@ LARCH_IDR_FUNCTION void residual(const Column<T>& column, size_type k, size_type
 
 /// idr::step for column `col` (see its declaration).
 template <typename T>
-LARCH_IDR_FUNCTION void step(const IdrLayout& layout, IdrPhase phase, size_type k, size_type index, size_type slot,
-                             double kappa, size_type col, const T* products, double* system, double* state,
-                             T* updates)
+LARCH_HOST_DEVICE void step(const IdrLayout& layout, IdrPhase phase, size_type k, size_type index, size_type slot,
+                            double kappa, size_type col, const T* products, double* system, double* state,
+                            T* updates)
 {
     const Column<T> column{layout, col, products, system, state, updates};
     switch (phase) {
@@ -157,6 +157,19 @@ LARCH_IDR_FUNCTION void step(const IdrLayout& layout, IdrPhase phase, size_type 
         return omega(column, slot, kappa);
     case IdrPhase::residual:
         return residual(column, k, slot);
+    }
+}
+
+/// idr::step of every column in turn: the whole kernel of the host backends (O(s^2) work per column and at
+/// most 32 columns, too little for threads).
+template <typename T>
+inline void step_every_column(const IdrLayout& layout, IdrPhase phase, size_type k, size_type index, size_type slot,
+                              double kappa, const array<T>& products, array<double>& system, array<double>& state,
+                              array<T>& updates)
+{
+    for (size_type col = 0; col < layout.cols; ++col) {
+        step(layout, phase, k, index, slot, kappa, col, products.get_const_data(), system.get_data(),
+             state.get_data(), updates.get_data());
     }
 }
 

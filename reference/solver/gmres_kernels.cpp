@@ -12,10 +12,7 @@ template <typename T>
 void givens_step(const DefaultExecutor&, const GmresLayout& layout, size_type step, size_type slot,
                  const array<T>& reductions, array<double>& problem, array<double>& state, array<T>& factors)
 {
-    for (size_type col = 0; col < layout.cols; ++col) {
-        gmres_rules::givens_step(layout, step, slot, col, reductions.get_const_data(), problem.get_data(),
-                                 state.get_data(), factors.get_data());
-    }
+    gmres_rules::givens_step_every_column(layout, step, slot, reductions, problem, state, factors);
 }
 
 LARCH_INSTANTIATE_GMRES_KERNELS();

@@ -13,10 +13,7 @@ void step(const DefaultExecutor&, const IdrLayout& layout, IdrPhase phase, size_
           size_type slot, double kappa, const array<T>& products, array<double>& system, array<double>& state,
           array<T>& updates)
 {
-    for (size_type col = 0; col < layout.cols; ++col) {
-        idr_rules::step(layout, phase, k, index, slot, kappa, col, products.get_const_data(), system.get_data(),
-                        state.get_data(), updates.get_data());
-    }
+    idr_rules::step_every_column(layout, phase, k, index, slot, kappa, products, system, state, updates);
 }
 
 template <typename T>

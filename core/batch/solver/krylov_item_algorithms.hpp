@@ -18,13 +18,8 @@
 
 #include <cmath>
 
+#include "core/base/host_device.hpp"
 #include "larch/batch/solver/solve_result.hpp"
-
-#if defined(__CUDACC__) || defined(__HIP__)
-#define LARCH_ITEM_FUNCTION __host__ __device__ inline
-#else
-#define LARCH_ITEM_FUNCTION inline
-#endif
 
 namespace larch {
 namespace batch {
@@ -51,21 +46,21 @@ struct ItemOutcome {
 
 /// False for NaN and +-Inf (v - v is exactly 0 for every finite v), on host and device alike.
 template <typename T>
-LARCH_ITEM_FUNCTION bool is_finite(T value)
+LARCH_HOST_DEVICE bool is_finite(T value)
 {
     return value - value == T{};
 }
 
 /// 1 / d, or 1 for d = 0 (scalar Jacobi leaves a row without a diagonal entry unscaled).
 template <typename T>
-LARCH_ITEM_FUNCTION T jacobi_scale(T diagonal_entry)
+LARCH_HOST_DEVICE T jacobi_scale(T diagonal_entry)
 {
     return diagonal_entry == T{} ? T{1} : T{1} / diagonal_entry;
 }
 
 /// The product of one row of a block inverse (`order` values) with the block's part of a vector.
 template <typename T>
-LARCH_ITEM_FUNCTION T block_row_product(const T* inverse_row, const T* block_in, int order)
+LARCH_HOST_DEVICE T block_row_product(const T* inverse_row, const T* block_in, int order)
 {
     T sum{};
     for (int j = 0; j < order; ++j) {
@@ -76,7 +71,7 @@ LARCH_ITEM_FUNCTION T block_row_product(const T* inverse_row, const T* block_in,
 
 /// r = b - A x; returns ||r||.
 template <typename Item, typename T>
-LARCH_ITEM_FUNCTION T true_residual(Item& item, const T* b, const T* x, T* r)
+LARCH_HOST_DEVICE T true_residual(Item& item, const T* b, const T* x, T* r)
 {
     item.spmv(x, r);
     item.for_rows([&](int row) { r[row] = b[row] - r[row]; });
@@ -89,12 +84,12 @@ LARCH_ITEM_FUNCTION T true_residual(Item& item, const T* b, const T* x, T* r)
  * p, q (= A p).
  */
 struct CgMethod {
-    LARCH_ITEM_FUNCTION static int num_vectors(int) { return 4; }
-    LARCH_ITEM_FUNCTION static int num_scalars(int) { return 0; }
+    LARCH_HOST_DEVICE static int num_vectors(int) { return 4; }
+    LARCH_HOST_DEVICE static int num_scalars(int) { return 0; }
 
     template <typename Item, typename T>
-    LARCH_ITEM_FUNCTION static ItemStatus iterate(Item& item, const ItemCriterion<T>& criterion, T threshold,
-                                                  const T*, T* x, int& iterations)
+    LARCH_HOST_DEVICE static ItemStatus iterate(Item& item, const ItemCriterion<T>& criterion, T threshold,
+                                                const T*, T* x, int& iterations)
     {
         const int max_iterations = criterion.max_iterations;
         T* r = item.vector(0);
@@ -143,12 +138,12 @@ struct CgMethod {
  * threshold stops there (x was updated with alpha p_hat).
  */
 struct BicgstabMethod {
-    LARCH_ITEM_FUNCTION static int num_vectors(int) { return 6; }
-    LARCH_ITEM_FUNCTION static int num_scalars(int) { return 0; }
+    LARCH_HOST_DEVICE static int num_vectors(int) { return 6; }
+    LARCH_HOST_DEVICE static int num_scalars(int) { return 0; }
 
     template <typename Item, typename T>
-    LARCH_ITEM_FUNCTION static ItemStatus iterate(Item& item, const ItemCriterion<T>& criterion, T threshold,
-                                                  const T*, T* x, int& iterations)
+    LARCH_HOST_DEVICE static ItemStatus iterate(Item& item, const ItemCriterion<T>& criterion, T threshold,
+                                                const T*, T* x, int& iterations)
     {
         const int max_iterations = criterion.max_iterations;
         T* r = item.vector(0);
@@ -227,15 +222,15 @@ struct BicgstabMethod {
  * each) and g (m+1, overwritten by y). The small dense work runs on one thread (Item::single).
  */
 struct GmresMethod {
-    LARCH_ITEM_FUNCTION static int num_vectors(int krylov_dim) { return krylov_dim + 4; }
-    LARCH_ITEM_FUNCTION static int num_scalars(int krylov_dim)
+    LARCH_HOST_DEVICE static int num_vectors(int krylov_dim) { return krylov_dim + 4; }
+    LARCH_HOST_DEVICE static int num_scalars(int krylov_dim)
     {
         return (krylov_dim + 1) * krylov_dim + 3 * krylov_dim + 1;
     }
 
     template <typename Item, typename T>
-    LARCH_ITEM_FUNCTION static ItemStatus iterate(Item& item, const ItemCriterion<T>& criterion, T threshold,
-                                                  const T* b, T* x, int& iterations)
+    LARCH_HOST_DEVICE static ItemStatus iterate(Item& item, const ItemCriterion<T>& criterion, T threshold,
+                                                const T* b, T* x, int& iterations)
     {
         const int m = criterion.krylov_dim;
         T* r = item.vector(0);
@@ -342,8 +337,8 @@ struct GmresMethod {
  * max_residual_replacements times; then breakdown or residual_gap). Vector 0 of the item holds r.
  */
 template <typename Method, typename Item, typename T>
-LARCH_ITEM_FUNCTION ItemOutcome<T> solve_item(Item& item, const ItemCriterion<T>& criterion, const T* b,
-                                              T* x)
+LARCH_HOST_DEVICE ItemOutcome<T> solve_item(Item& item, const ItemCriterion<T>& criterion, const T* b,
+                                            T* x)
 {
     const T b_norm = std::sqrt(item.dot(b, b));
     const T threshold = criterion.absolute ? criterion.tolerance : criterion.tolerance * b_norm;
