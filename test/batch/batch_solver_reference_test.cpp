@@ -164,6 +164,43 @@ TEST(BatchCgReference, BlockJacobiOfTheExactBlocksSolvesABlockDiagonalItemInOneI
     }
 }
 
+TEST(BatchBicgstabReference, BlockJacobiOfNonsymmetricBlocksSolvesABlockDiagonalItemInOneIteration)
+{
+    // Two nonsymmetric 3 x 3 blocks (full patterns, so each is one supervariable): with bound 3 the
+    // preconditioner is A^-1 itself and BiCGSTAB finishes in its first iteration. A block applied
+    // transposed (the inverses are stored column-major) would leave M^-1 A far from I and need more.
+    matrix_data<double> item{larch::dim2{6, 6}};
+    for (std::int32_t block = 0; block < 2; ++block) {
+        const std::int32_t first = 3 * block;
+        for (std::int32_t r = 0; r < 3; ++r) {
+            for (std::int32_t c = 0; c < 3; ++c) {
+                // strongly nonsymmetric: 5 on the diagonal, 4 above it, 0.5 below
+                const double value = r == c ? 5.0 + block : (c > r ? 4.0 : 0.5);
+                item.entries.push_back({first + r, first + c, value});
+            }
+        }
+    }
+    const std::vector<matrix_data<double>> items{item};
+    auto a = larch::share(larch::batch::Csr<double>::create(ref, items));
+    const auto b = Vector<double>::create(ref, {6}, 1, rhs_of_known_solution(items));
+    auto x = zeros(items);
+    auto solver = larch::batch::Bicgstab<double>::build()
+                      .with_tolerance(1e-13)
+                      .with_preconditioner(ItemPreconditioner::block_jacobi)
+                      .with_max_block_size(3)
+                      .on(ref)
+                      ->generate(a);
+    EXPECT_EQ(solver->get_num_blocks(), 2u);
+    solver->apply(*b, *x);
+    const auto result = solver->get_result();
+    EXPECT_EQ(result.get_status(0), ItemStatus::converged);
+    EXPECT_EQ(result.get_iterations(0), 1u);
+    const auto x0 = x->copy_item_to_host(0);
+    for (size_type r = 0; r < 6; ++r) {
+        EXPECT_NEAR(x0[r], static_cast<double>(r + 1), 1e-12);
+    }
+}
+
 TEST(BatchCgReference, BlockJacobiFallsBackToScalarJacobiOnASingularBlock)
 {
     // The first diagonal block [[1, 1], [1, 1]] (a supervariable of two rows) is singular: Gauss-Jordan

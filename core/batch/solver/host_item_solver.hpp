@@ -94,7 +94,8 @@ struct HostItem {
     T* workspace;
     /// Inverted diagonal (scalar Jacobi) or null.
     const T* jacobi;
-    /// Block-Jacobi per row of this item (first row, order, offset of its inverse row) or null.
+    /// Block-Jacobi per row of this item (first row, order, offset of its row in the column-major
+    /// inverse; see item_block_jacobi.hpp) or null.
     const std::int32_t* block_first_rows;
     const std::int32_t* block_sizes;
     const std::int64_t* block_inverse_rows;

@@ -51,8 +51,8 @@ ItemBlockJacobi<T> generate_item_block_jacobi(std::shared_ptr<const Executor> ex
         total_rows += n;
         item_offsets.push_back(std::move(offsets));
     }
-    // Second pass: the blocks (row-major, zeros where the item has no entry, duplicates summed in order) and
-    // the per-row tables.
+    // Second pass: the blocks, transposed (block entry (r, c) stored at c * order + r, zeros where the item
+    // has no entry, duplicates summed in order), and the per-row tables.
     std::vector<T> blocks(total_values, T{});
     std::vector<std::int32_t> first_rows;
     std::vector<std::int32_t> block_sizes;
@@ -76,12 +76,12 @@ ItemBlockJacobi<T> generate_item_block_jacobi(std::shared_ptr<const Executor> ex
             block_starts[block] = start;
             start += (offsets[block + 1] - offsets[block]) * (offsets[block + 1] - offsets[block]);
         }
-        // the position of (r, c) in its block, if c lies in the block of row r
+        // the position of (r, c) in its block (column-major), if c lies in the block of row r
         const auto position = [&](size_type r, size_type c, size_type& at) {
             const auto block = block_of_row[r];
             const auto first = offsets[block];
             const auto order = offsets[block + 1] - first;
-            at = block_starts[block] + (r - first) * order + (c - first);
+            at = block_starts[block] + (c - first) * order + (r - first);
             return c >= first && c < first + order;
         };
         for (const auto& e : items[i].entries) {
@@ -97,18 +97,19 @@ ItemBlockJacobi<T> generate_item_block_jacobi(std::shared_ptr<const Executor> ex
             diagonals.push_back(blocks[at]);
             first_rows.push_back(static_cast<std::int32_t>(offsets[block]));
             block_sizes.push_back(static_cast<std::int32_t>(offsets[block + 1] - offsets[block]));
-            inverse_rows.push_back(static_cast<std::int64_t>(at - (r - offsets[block])));
+            inverse_rows.push_back(static_cast<std::int64_t>(block_starts[block] + (r - offsets[block])));
         }
     }
     ItemBlockJacobi<T> result;
     result.num_blocks = sizes.size();
-    // The blocks go to the executor once and are inverted there in place (a batch::Dense viewing them).
+    // The blocks go to the executor once and are inverted there in place (a batch::Dense viewing them as
+    // row-major matrices, that is as the transposed blocks, whose inverses are the wanted column-major ones).
     result.inverses = array<T>{exec, blocks.begin(), blocks.end()};
     std::vector<T>{}.swap(blocks);
     auto dense = Dense<T>::create(exec, sizes, array<T>::view(exec, total_values, result.inverses.get_data()));
     const auto info = invert(*dense).copy_to_host();
-    // A singular block falls back to scalar Jacobi: its inverse becomes diag(1 / a_ii) (1 where a_ii = 0),
-    // written over it on the executor.
+    // A singular block falls back to scalar Jacobi: its inverse becomes diag(1 / a_ii) (1 where a_ii = 0,
+    // the same in either storage order), written over it on the executor.
     std::vector<T> fallback;
     size_type row = 0;
     for (size_type block = 0; block < sizes.size(); ++block) {
@@ -121,7 +122,7 @@ ItemBlockJacobi<T> generate_item_block_jacobi(std::shared_ptr<const Executor> ex
                 fallback[r * order + r] = d == T{} ? T{1} : T{1} / d;
             }
             exec->copy_from(*exec->get_host(), fallback.size() * sizeof(T), fallback.data(),
-                            result.inverses.get_data() + inverse_rows[row]);
+                            result.inverses.get_data() + inverse_rows[row]);  // the block's start
         }
         row += order;
     }

@@ -2,6 +2,11 @@
 // (consecutive rows with one column pattern, agglomerated up to max_block_size rows), inverted all at once by
 // the batched Gauss-Jordan kernels (batch::invert) on the solver's executor, and stored per row for the
 // solve kernels' preconditioner apply (out[r] = sum_j inverse(r - first, j) in[first + j]).
+//
+// Each inverse is stored column-major: the GPU applies it with one thread per row, and column-major
+// storage makes a warp's consecutive rows of a block read consecutive words at every step j (row-major,
+// each thread read its own 256-byte row, 32 cache lines per load instruction). The blocks are inverted
+// transposed to get there: inv(A^T) stored row-major is inv(A) stored column-major.
 #pragma once
 
 #include <cstdint>
@@ -20,7 +25,8 @@ struct ItemBlockJacobi {
     /// Item-local first row of the row's block, and the block's order.
     array<std::int32_t> first_rows;
     array<std::int32_t> block_sizes;
-    /// Offset in `inverses` of the row's row of its block inverse (row-major blocks).
+    /// Offset in `inverses` of the row's entry in column 0 of its block inverse; entry j of the row is
+    /// `order` values further per column (column-major blocks, see block_row_product).
     array<std::int64_t> inverse_rows;
     array<T> inverses;
     size_type num_blocks = 0;

@@ -17,6 +17,7 @@
 #pragma once
 
 #include <cmath>
+#include <cstddef>
 
 #include "core/base/host_device.hpp"
 #include "larch/batch/solver/solve_result.hpp"
@@ -58,13 +59,14 @@ LARCH_HOST_DEVICE T jacobi_scale(T diagonal_entry)
     return diagonal_entry == T{} ? T{1} : T{1} / diagonal_entry;
 }
 
-/// The product of one row of a block inverse (`order` values) with the block's part of a vector.
+/// The product of one row of a column-major block inverse (its entry j at inverse_row[j * order]) with the
+/// block's part of a vector.
 template <typename T>
 LARCH_HOST_DEVICE T block_row_product(const T* inverse_row, const T* block_in, int order)
 {
     T sum{};
     for (int j = 0; j < order; ++j) {
-        sum += inverse_row[j] * block_in[j];
+        sum += inverse_row[static_cast<std::ptrdiff_t>(j) * order] * block_in[j];
     }
     return sum;
 }
