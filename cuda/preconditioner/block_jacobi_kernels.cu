@@ -406,22 +406,34 @@ __device__ __forceinline__ float widen(half value) { return to_float(value); }
 
 /**
  * Row `lane` of B b for an n x n inverse B stored column-major in Stored, b's entry j held by lane j. The
- * loop runs to the compile-time sub-warp size (the steps past n are skipped uniformly) so that it unrolls
- * by 8 and each lane has 8 loads of the block in flight: with one (a loop bounded by the run-time n) the
- * apply is bound by memory latency; unrolled fully, the registers of 32 loads cut the occupancy to 1/8.
+ * columns are taken `chunk` at a time, all loads of a chunk issued before the first is used (each lane
+ * has `chunk` loads of the block in flight: one per step leaves the apply bound by memory latency); a
+ * chunk past n is skipped uniformly, and so is a step past n inside the last chunk.
  */
-template <int subwarp_size, typename Stored, typename V>
+template <int subwarp_size, int chunk, typename Stored, typename V>
 __device__ __forceinline__ V apply_inverse(const Stored* inverse, int n, V segment_entry)
 {
     const int lane = warp::rank<subwarp_size>();
+    const bool real_row = lane < n;
     V result{};
-#pragma unroll 8
-    for (int j = 0; j < subwarp_size; ++j) {
-        if (j < n) {
-            const V b_j = warp::broadcast<subwarp_size>(segment_entry, j);
-            if (lane < n) {
+    // not unrolled: the compiler would then hoist the next chunk's loads too, and their registers cost
+    // more occupancy than the extra loads in flight gain
+#pragma unroll 1
+    for (int first = 0; first < subwarp_size; first += chunk) {
+        if (first < n) {
+            V entries[chunk];
+#pragma unroll
+            for (int k = 0; k < chunk; ++k) {
                 // column-major: lanes read consecutive addresses (coalesced)
-                result = fma(static_cast<V>(widen(inverse[j * n + lane])), b_j, result);
+                entries[k] =
+                    real_row && first + k < n ? static_cast<V>(widen(inverse[(first + k) * n + lane])) : V{};
+            }
+#pragma unroll
+            for (int k = 0; k < chunk; ++k) {
+                const V b_j = warp::broadcast<subwarp_size>(segment_entry, first + k);
+                if (first + k < n) {
+                    result = fma(entries[k], b_j, result);
+                }
             }
         }
     }
@@ -436,7 +448,7 @@ __device__ __forceinline__ V apply_inverse(const Stored* inverse, int n, V segme
  * and fallback diagonals) is a template parameter: a kernel holding both paths takes the registers of the
  * larger one and runs at a fraction of the occupancy.
  */
-template <int subwarp_size, bool factorized, typename V, typename I>
+template <int subwarp_size, int chunk, bool factorized, typename V, typename I>
 __global__ void __launch_bounds__(default_block_size)
     apply_blocks_kernel(index64 num_blocks, V alpha, const I* block_pointers, const std::uint8_t* kinds,
                         const std::uint8_t* precisions, const std::int64_t* byte_offsets,
@@ -463,11 +475,14 @@ __global__ void __launch_bounds__(default_block_size)
             result = real_row ? load_stored<V>(stored, precision, lane) * segment_entry : V{};
         } else if (!factorized) {
             if (precision == block_jacobi_storage::double_precision) {
-                result = apply_inverse<subwarp_size>(reinterpret_cast<const double*>(stored), n, segment_entry);
+                result = apply_inverse<subwarp_size, chunk>(reinterpret_cast<const double*>(stored), n,
+                                                            segment_entry);
             } else if (precision == block_jacobi_storage::single_precision) {
-                result = apply_inverse<subwarp_size>(reinterpret_cast<const float*>(stored), n, segment_entry);
+                result = apply_inverse<subwarp_size, chunk>(reinterpret_cast<const float*>(stored), n,
+                                                            segment_entry);
             } else {
-                result = apply_inverse<subwarp_size>(reinterpret_cast<const half*>(stored), n, segment_entry);
+                result = apply_inverse<subwarp_size, chunk>(reinterpret_cast<const half*>(stored), n,
+                                                            segment_entry);
             }
         } else {
             result = batch_dense::gauss_huard_solve_column<subwarp_size>(
@@ -599,6 +614,9 @@ void restore_blocks(const DefaultExecutor& exec, const array<std::uint8_t>& work
     launch_for_each(exec, static_cast<index64>(inverse_diagonal.get_size()), functor, "block_jacobi::restore_blocks");
 }
 
+/// Columns of an inverse whose loads a lane issues together in the application (apply_inverse).
+constexpr int apply_chunk = 8;
+
 template <typename V, typename I>
 void apply_blocks(const DefaultExecutor& exec, V alpha, const array<I>& block_pointers, size_type largest_block,
                   const array<std::uint8_t>& kinds, const array<std::uint8_t>& precisions,
@@ -619,11 +637,12 @@ void apply_blocks(const DefaultExecutor& exec, V alpha, const array<I>& block_po
                 pivots.get_const_data(), static_cast<index64>(x.get_size().cols), b.get_const_values(),
                 static_cast<index64>(b.get_stride()), beta, x.get_values(), static_cast<index64>(x.get_stride()));
         };
+        constexpr int chunk = subwarp_size < apply_chunk ? subwarp_size : apply_chunk;
         // Gauss-Huard blocks come with their pivots; inverses have none
         if (pivots.get_size() > 0) {
-            launch(apply_blocks_kernel<subwarp_size, true, V, I>);
+            launch(apply_blocks_kernel<subwarp_size, chunk, true, V, I>);
         } else {
-            launch(apply_blocks_kernel<subwarp_size, false, V, I>);
+            launch(apply_blocks_kernel<subwarp_size, chunk, false, V, I>);
         }
         check(LARCH_RT(GetLastError)(), "block_jacobi::apply_blocks", __FILE__, __LINE__);
     });

@@ -86,21 +86,16 @@ LARCH_HALF_FUNCTION float to_float(half value)
 {
     const std::uint32_t sign = static_cast<std::uint32_t>(value.bits & 0x8000u) << 16;
     const std::uint32_t exponent = (value.bits >> 10) & 0x1fu;
-    std::uint32_t mantissa = value.bits & 0x3ffu;
+    const std::uint32_t mantissa = value.bits & 0x3ffu;
     std::uint32_t x;
     if (exponent == 0x1fu) {
         x = sign | 0x7f800000u | (mantissa << 13);
     } else if (exponent != 0) {
         x = sign | ((exponent + 112u) << 23) | (mantissa << 13);
-    } else if (mantissa == 0) {
-        x = sign;
-    } else {  // subnormal: normalize
-        int e = 113;
-        while ((mantissa & 0x400u) == 0) {
-            mantissa <<= 1;
-            --e;
-        }
-        x = sign | (static_cast<std::uint32_t>(e) << 23) | ((mantissa & 0x3ffu) << 13);
+    } else {
+        // zero or subnormal: mantissa * 2^-24, exact in float (a loop normalizing the mantissa diverged
+        // across the lanes of a GPU warp, and the inverses of well-conditioned blocks have many such entries)
+        x = bits_of(static_cast<float>(mantissa) * 0x1p-24f) | sign;
     }
     return float_of(x);
 }
