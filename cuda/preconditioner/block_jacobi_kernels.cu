@@ -421,18 +421,20 @@ __device__ __forceinline__ V apply_inverse(const Stored* inverse, int n, V segme
 #pragma unroll 1
     for (int first = 0; first < subwarp_size; first += chunk) {
         if (first < n) {
-            V entries[chunk];
+            // the stored values first, converted afterwards: the branches of a half's conversion between
+            // the loads kept the compiler from issuing them together (ncu: twice the instructions of
+            // double storage, and each load waited on before the next)
+            Stored entries[chunk];
 #pragma unroll
             for (int k = 0; k < chunk; ++k) {
                 // column-major: lanes read consecutive addresses (coalesced)
-                entries[k] =
-                    real_row && first + k < n ? static_cast<V>(widen(inverse[(first + k) * n + lane])) : V{};
+                entries[k] = real_row && first + k < n ? inverse[(first + k) * n + lane] : Stored{};
             }
 #pragma unroll
             for (int k = 0; k < chunk; ++k) {
                 const V b_j = warp::broadcast<subwarp_size>(segment_entry, first + k);
                 if (first + k < n) {
-                    result = fma(entries[k], b_j, result);
+                    result = fma(static_cast<V>(widen(entries[k])), b_j, result);
                 }
             }
         }
