@@ -115,7 +115,7 @@ Parameters read_common(const ObjectReader& reader, Parameters parameters)
         }
         ObjectReader preconditioner{description, path,
                                     {"type", "max_block_size", "algorithm", "storage_precision", "accuracy",
-                                     "on_singular_block", "extraction"}};
+                                     "on_singular_block", "extraction", "row_matching"}};
         if (!preconditioner.has("type")) {
             fail(path, "missing field \"type\" (block_jacobi or none)");
         }
@@ -171,6 +171,14 @@ Parameters read_common(const ObjectReader& reader, Parameters parameters)
                 "extraction", std::vector<std::pair<std::string, preconditioner::BlockJacobiExtraction>>{
                                   {"cached", preconditioner::BlockJacobiExtraction::cached},
                                   {"shared", preconditioner::BlockJacobiExtraction::shared}}));
+        }
+        if (preconditioner.has("row_matching")) {
+            using preconditioner::BlockJacobiRowMatching;
+            jacobi.with_row_matching(read_choice(
+                "row_matching", std::vector<std::pair<std::string, BlockJacobiRowMatching>>{
+                                    {"automatic", BlockJacobiRowMatching::automatic},
+                                    {"none", BlockJacobiRowMatching::none},
+                                    {"maximum_product", BlockJacobiRowMatching::maximum_product}}));
         }
         parameters.with_preconditioner(jacobi);
     }

@@ -12,8 +12,10 @@
 #include "core/components/format_helpers.hpp"
 #include "core/components/instantiation.hpp"
 #include "core/components/prefix_sum_kernels.hpp"
+#include "core/distributed/halo_kernels.hpp"
 #include "core/preconditioner/block_jacobi_kernels.hpp"
 #include "core/preconditioner/block_jacobi_rules.hpp"
+#include "core/preconditioner/row_matching.hpp"
 
 namespace larch {
 namespace preconditioner {
@@ -27,6 +29,11 @@ std::unique_ptr<BlockJacobi<V, I>> BlockJacobi<V, I>::create(std::shared_ptr<con
     LARCH_ENSURE(system_matrix, BadInput, "BlockJacobi::generate: the system matrix is null");
     LARCH_ENSURE(parameters.max_block_size >= 1, BadInput,
                  "BlockJacobi::generate: max_block_size must be >= 1, got 0");
+    LARCH_ENSURE(parameters.row_matching != BlockJacobiRowMatching::maximum_product ||
+                     parameters.max_block_size > 1 || !parameters.block_pointers.empty(),
+                 BadInput,
+                 "BlockJacobi::generate: row_matching = maximum_product needs blocks (max_block_size > 1 or "
+                 "block_pointers); scalar Jacobi is applied as the diagonal of A");
     LARCH_ENSURE(parameters.accuracy > 0 && parameters.accuracy <= 1, BadInput,
                  "BlockJacobi::generate: accuracy must be in (0, 1], got " + std::to_string(parameters.accuracy));
     const auto size = system_matrix->get_size();
@@ -75,12 +82,53 @@ BlockJacobi<V, I>::BlockJacobi(std::shared_ptr<const Executor> exec, const param
       kinds_{exec},
       byte_offsets_{exec},
       storage_{exec},
-      pivots_{exec}
+      pivots_{exec},
+      row_permutation_{exec}
 {
     LARCH_RUN_KERNEL(exec, block_jacobi::extract_inverse_diagonal, system_matrix, inverse_diagonal_, zero_diagonal_);
-    if (parameters_.max_block_size > 1 || !parameters_.block_pointers.empty()) {
-        generate_blocks(system_matrix);
+    if (parameters_.max_block_size == 1 && parameters_.block_pointers.empty()) {
+        return;
     }
+    if (!uses_row_matching()) {
+        generate_blocks(system_matrix);
+        return;
+    }
+    // The blocks of P A: P found and applied to the rows on the host, P A copied back to the executor.
+    const auto host_matrix = system_matrix.clone_to(ReferenceExecutor::create());
+    const auto& host = static_cast<const matrix::Csr<V, I>&>(*host_matrix);
+    const auto row_of_position = find_maximum_product_matching(host);
+    const auto permuted = permute_rows(host, row_of_position)->clone_to(exec);
+    const auto& permuted_matrix = static_cast<const matrix::Csr<V, I>&>(*permuted);
+    row_permutation_ = array<I>{exec, row_of_position.begin(), row_of_position.end()};
+    LARCH_RUN_KERNEL(exec, block_jacobi::extract_inverse_diagonal, permuted_matrix, inverse_diagonal_,
+                     zero_diagonal_);
+    generate_blocks(permuted_matrix);
+}
+
+template <typename V, typename I>
+bool BlockJacobi<V, I>::uses_row_matching() const
+{
+    switch (parameters_.row_matching) {
+    case BlockJacobiRowMatching::none:
+        return false;
+    case BlockJacobiRowMatching::maximum_product:
+        return true;
+    case BlockJacobiRowMatching::automatic:
+        break;
+    }
+    const auto num_rows = zero_diagonal_.get_size();
+    if (!parameters_.block_pointers.empty() || num_rows == 0) {
+        return false;
+    }
+    // Whether A has a zero diagonal entry: the flags summed on the executor (a prefix sum of a copy, whose
+    // last entry plus the last flag is the count), so that only two numbers reach the host.
+    const auto exec = get_executor();
+    array<I> sums{exec, zero_diagonal_};
+    LARCH_RUN_KERNEL(exec, components::prefix_sum, sums.get_data(), num_rows);
+    const auto last = sums.get_const_data() + num_rows - 1;
+    return detail::copy_element_to_host(exec, last) +
+               detail::copy_element_to_host(exec, zero_diagonal_.get_const_data() + num_rows - 1) >
+           0;
 }
 
 namespace {
@@ -273,6 +321,7 @@ typename BlockJacobi<V, I>::Report BlockJacobi<V, I>::make_report() const
             report.precisions[block] = static_cast<BlockPrecision>(codes[block]);
         }
     }
+    report.row_permutation = row_permutation_.copy_to_host();
     report.detected_block_pointers = detected_block_pointers_.get_size() > 0
                                          ? detected_block_pointers_.copy_to_host()
                                          : report.block_pointers;
@@ -309,7 +358,8 @@ BlockJacobi<V, I>::BlockJacobi(std::shared_ptr<const Executor> exec, const Block
       kinds_{exec, other.kinds_},
       byte_offsets_{exec, other.byte_offsets_},
       storage_{exec, other.storage_},
-      pivots_{exec, other.pivots_}
+      pivots_{exec, other.pivots_},
+      row_permutation_{exec, other.row_permutation_}
 {}
 
 template <typename V, typename I>
@@ -338,12 +388,23 @@ void BlockJacobi<V, I>::apply_impl(double alpha, const LinOp& b, double beta, Li
     if (kinds_.get_size() == 0) {
         LARCH_RUN_KERNEL(get_executor(), block_jacobi::apply_inverse_diagonal, static_cast<V>(alpha),
                          inverse_diagonal_, dense_b, static_cast<V>(beta), dense_x);
-    } else {
-        LARCH_RUN_KERNEL(get_executor(), block_jacobi::apply_blocks, static_cast<V>(alpha), device_block_pointers_,
-                         largest_block_,
-                         kinds_, precision_codes_, byte_offsets_, storage_, pivots_, dense_b, static_cast<V>(beta),
-                         dense_x);
+        return;
     }
+    const auto apply_to = [&](const matrix::Dense<V>& rhs) {
+        LARCH_RUN_KERNEL(get_executor(), block_jacobi::apply_blocks, static_cast<V>(alpha), device_block_pointers_,
+                         largest_block_, kinds_, precision_codes_, byte_offsets_, storage_, pivots_, rhs,
+                         static_cast<V>(beta), dense_x);
+    };
+    if (row_permutation_.get_size() == 0) {
+        apply_to(dense_b);
+        return;
+    }
+    std::lock_guard<std::mutex> guard{gather_mutex_};
+    if (!gathered_b_ || gathered_b_->get_size() != dense_b.get_size()) {
+        gathered_b_ = matrix::Dense<V>::create(get_executor(), dense_b.get_size());
+    }
+    LARCH_RUN_KERNEL(get_executor(), halo::gather_rows, dense_b, row_permutation_, *gathered_b_);
+    apply_to(*gathered_b_);
 }
 
 template <typename V, typename I>

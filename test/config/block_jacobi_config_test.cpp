@@ -32,7 +32,8 @@ TEST(BlockJacobiConfig, SolvesWithEveryFieldOfTheBlockJacobiDescription)
                                     {"storage_precision", "adaptive"},
                                     {"accuracy", 0.1},
                                     {"on_singular_block", "fallback"},
-                                    {"extraction", algorithm == "gauss_jordan" ? "cached" : "shared"}}),
+                                    {"extraction", algorithm == "gauss_jordan" ? "cached" : "shared"},
+                                    {"row_matching", algorithm == "gauss_jordan" ? "maximum_product" : "none"}}),
                           exec)
                           ->generate(a);
         auto b = larch::matrix::Dense<double>::create(exec, larch::dim2{256, 1});
@@ -64,6 +65,8 @@ TEST(BlockJacobiConfig, NamesTheBadField)
     EXPECT_NE(message_of({{"type", "block_jacobi"}, {"on_singular_block", "ignore"}}).find("/preconditioner/on_singular_block"),
               std::string::npos);
     EXPECT_NE(message_of({{"type", "block_jacobi"}, {"extraction", "global"}}).find("/preconditioner/extraction"),
+              std::string::npos);
+    EXPECT_NE(message_of({{"type", "block_jacobi"}, {"row_matching", "greedy"}}).find("/preconditioner/row_matching"),
               std::string::npos);
     EXPECT_NE(message_of({{"type", "block_jacobi"}, {"max_block_size", 0}}).find("/preconditioner/max_block_size"),
               std::string::npos);

@@ -22,6 +22,7 @@ namespace {
 
 namespace fs = std::filesystem;
 using larch::preconditioner::BlockJacobiAlgorithm;
+using larch::preconditioner::BlockJacobiRowMatching;
 using larch::preconditioner::BlockJacobiStorage;
 using larch::preconditioner::BlockPrecision;
 using larch::preconditioner::SingularBlockPolicy;
@@ -47,6 +48,38 @@ std::vector<double> row_major(const Data& data)
         dense[entry.row * data.size.cols + entry.col] += entry.value;
     }
     return dense;
+}
+
+/// The rows of `data` in the order the preconditioner blocks them: row k is row permutation[k] of A (P A), or
+/// A itself for an empty permutation (no row matching).
+Data rows_as_blocked(const Data& data, const std::vector<std::int32_t>& permutation)
+{
+    if (permutation.empty()) {
+        return data;
+    }
+    std::vector<std::int32_t> position_of_row(data.size.rows);
+    for (std::size_t k = 0; k < permutation.size(); ++k) {
+        position_of_row[permutation[k]] = static_cast<std::int32_t>(k);
+    }
+    Data permuted{data.size, {}};
+    for (auto entry : data.entries) {
+        entry.row = position_of_row[entry.row];
+        permuted.entries.push_back(entry);
+    }
+    return permuted;
+}
+
+/// b in the order of rows_as_blocked: P b.
+std::vector<double> gathered(const std::vector<double>& b, const std::vector<std::int32_t>& permutation)
+{
+    if (permutation.empty()) {
+        return b;
+    }
+    std::vector<double> result(b.size());
+    for (std::size_t k = 0; k < permutation.size(); ++k) {
+        result[k] = b[permutation[k]];
+    }
+    return result;
 }
 
 /// Per block b, ||A_bb x_b - b_b||_inf / (||A_bb||_inf ||x_b||_inf + ||b_b||_inf): the oracle of an applied
@@ -301,6 +334,7 @@ void check_against_reference(const std::shared_ptr<const larch::Executor>& exec,
     auto reference = larch::make_executor("reference");
     auto expected = parameters.on(reference)->generate(larch::share(Csr::create(reference, data)));
     auto actual = parameters.on(exec)->generate(larch::share(Csr::create(exec, data)));
+    ASSERT_EQ(actual->get_row_permutation(), expected->get_row_permutation());
     ASSERT_EQ(actual->get_detected_block_pointers(), expected->get_detected_block_pointers());
     std::vector<double> b(data.size.rows);
     for (size_t i = 0; i < b.size(); ++i) {
@@ -312,6 +346,9 @@ void check_against_reference(const std::shared_ptr<const larch::Executor>& exec,
     if (exec->is_host()) {
         check_scaled_columns(*actual, b, x);
     }
+    // the blocks are those of P A, applied to P b, when the rows were matched
+    const auto blocked = rows_as_blocked(data, expected->get_row_permutation());
+    const auto blocked_b = gathered(b, expected->get_row_permutation());
     if (actual->get_block_pointers() != expected->get_block_pointers()) {
         // A block whose condition number lies within rounding of the singular bound 1 / (n eps) may be split
         // on one backend and not on the other (their pivots differ among near-ties); then each backend's
@@ -320,7 +357,7 @@ void check_against_reference(const std::shared_ptr<const larch::Executor>& exec,
                   << " blocks, reference " << expected->get_num_split_blocks() << "\n";
         const auto& pointers = actual->get_block_pointers();
         const auto& cond = actual->get_condition_numbers();
-        const auto residuals = block_residuals(data, pointers, b, x);
+        const auto residuals = block_residuals(blocked, pointers, blocked_b, x);
         for (larch::size_type block = 0; block + 1 < pointers.size(); ++block) {
             for (auto i = pointers[block]; i < pointers[block + 1]; ++i) {
                 ASSERT_TRUE(std::isfinite(x[i])) << "row " << i;
@@ -338,7 +375,7 @@ void check_against_reference(const std::shared_ptr<const larch::Executor>& exec,
     const auto& pointers = expected->get_block_pointers();
     const auto& singular = expected->get_singular_blocks();
     const auto& cond = expected->get_condition_numbers();
-    const auto residuals = block_residuals(data, pointers, b, x);
+    const auto residuals = block_residuals(blocked, pointers, blocked_b, x);
     for (larch::size_type block = 0; block + 1 < pointers.size(); ++block) {
         const bool is_singular = std::find(singular.begin(), singular.end(), block) != singular.end();
         double difference = 0;
@@ -525,8 +562,12 @@ TEST(BlockJacobiBlocks, FindsTheSameBlocksAsThePeersOnTheSharedMatrices)
         if (expected == peer_blocks.end()) {
             continue;
         }
-        auto jacobi = Jacobi::build().with_max_block_size(32).on(exec)->generate(
-            larch::share(Csr::create(exec, larch::io::read_matrix_market_data<double>(file))));
+        // the peers block A itself: no row matching
+        auto jacobi = Jacobi::build()
+                          .with_max_block_size(32)
+                          .with_row_matching(BlockJacobiRowMatching::none)
+                          .on(exec)
+                          ->generate(larch::share(Csr::create(exec, larch::io::read_matrix_market_data<double>(file))));
         const auto& pointers = jacobi->get_detected_block_pointers();
         larch::size_type smallest = pointers.back();
         larch::size_type largest = 0;
@@ -591,29 +632,78 @@ TEST(BlockJacobiBlocks, ZeroDiagonalMatricesGiveNoNaNAndReportTheirSingularBlock
         if (!fs::exists(file)) {
             GTEST_SKIP() << file << " not found";
         }
-        SCOPED_TRACE(name);
         const auto data = larch::io::read_matrix_market_data<double>(file);
-        auto jacobi = Jacobi::build().with_max_block_size(32).on(exec)->generate(
-            larch::share(Csr::create(exec, data)));
-        std::vector<double> b(data.size.rows, 1.0);
-        const auto x = apply_to(*jacobi, b);
-        const auto& pointers = jacobi->get_block_pointers();
-        const auto& cond = jacobi->get_condition_numbers();
-        const auto& singular = jacobi->get_singular_blocks();
-        const auto residuals = block_residuals(data, pointers, b, x);
-        for (larch::size_type block = 0; block + 1 < pointers.size(); ++block) {
-            for (auto i = pointers[block]; i < pointers[block + 1]; ++i) {
-                ASSERT_TRUE(std::isfinite(x[i])) << "row " << i;
+        auto a = larch::share(Csr::create(exec, data));
+        const auto unmatched = Jacobi::build().with_row_matching(BlockJacobiRowMatching::none).on(exec)->generate(a);
+        for (auto matching : {BlockJacobiRowMatching::none, BlockJacobiRowMatching::automatic}) {
+            SCOPED_TRACE(name + (matching == BlockJacobiRowMatching::none ? " without" : " with") + " row matching");
+            auto jacobi = Jacobi::build().with_max_block_size(32).with_row_matching(matching).on(exec)->generate(a);
+            const auto& permutation = jacobi->get_row_permutation();
+            // automatic matches the rows of every matrix with a zero diagonal entry, and the matching leaves
+            // fewer zero diagonal entries than A has
+            ASSERT_EQ(permutation.empty(), matching == BlockJacobiRowMatching::none);
+            if (!permutation.empty()) {
+                EXPECT_LT(jacobi->get_num_zero_diagonal_rows(), unmatched->get_num_zero_diagonal_rows());
             }
-            if (std::find(singular.begin(), singular.end(), block) == singular.end()) {
-                // a block kept as a block is a correct inverse: its residual is that of a stable solve
-                const double n = pointers[block + 1] - pointers[block];
-                EXPECT_LE(residuals[block], 64 * n * 0x1p-52 * cond[block])
-                    << "block " << block;
+            std::vector<double> b(data.size.rows, 1.0);
+            const auto x = apply_to(*jacobi, b);
+            const auto& pointers = jacobi->get_block_pointers();
+            const auto& cond = jacobi->get_condition_numbers();
+            const auto& singular = jacobi->get_singular_blocks();
+            const auto residuals =
+                block_residuals(rows_as_blocked(data, permutation), pointers, gathered(b, permutation), x);
+            for (larch::size_type block = 0; block + 1 < pointers.size(); ++block) {
+                for (auto i = pointers[block]; i < pointers[block + 1]; ++i) {
+                    ASSERT_TRUE(std::isfinite(x[i])) << "row " << i;
+                }
+                if (std::find(singular.begin(), singular.end(), block) == singular.end()) {
+                    // a block kept as a block is a correct inverse: its residual is that of a stable solve
+                    const double n = pointers[block + 1] - pointers[block];
+                    EXPECT_LE(residuals[block], 64 * n * 0x1p-52 * cond[block]) << "block " << block;
+                }
             }
+            std::cout << name << (permutation.empty() ? "" : " (rows matched)") << ": " << pointers.size() - 1
+                      << " blocks after " << jacobi->get_num_split_blocks() << " splits, " << singular.size()
+                      << " singular rows, " << jacobi->get_num_zero_diagonal_rows() << " zero diagonal entries\n";
         }
-        std::cout << name << ": " << pointers.size() - 1 << " blocks after " << jacobi->get_num_split_blocks()
-                  << " splits, " << singular.size() << " singular rows\n";
+    }
+}
+
+// A = [0 0 5 0; 0 2 0 0; 3 1 0 0; 0 0 1 4] has zero diagonal entries; its only complete matching takes row 2
+// for column 0, row 1 for column 1, row 0 for column 2 and row 3 for column 3, so
+// P A = [3 1 0 0; 0 2 0 0; 0 0 5 0; 0 0 1 4], whose supervariables agglomerate to blocks [0, 2) and [2, 4).
+TEST(BlockJacobiBlocks, BlocksTheMatchedRowsOfAMatrixWithZeroDiagonalEntries)
+{
+    auto exec = larch::make_executor("reference");
+    const Data data{larch::dim2{4}, {{0, 2, 5}, {1, 1, 2}, {2, 0, 3}, {2, 1, 1}, {3, 2, 1}, {3, 3, 4}}};
+    auto a = larch::share(Csr::create(exec, data));
+    auto jacobi = Jacobi::build().with_max_block_size(2).on(exec)->generate(a);
+    EXPECT_EQ(jacobi->get_row_permutation(), (std::vector<std::int32_t>{2, 1, 0, 3}));
+    EXPECT_EQ(jacobi->get_block_pointers(), (std::vector<std::int32_t>{0, 2, 4}));
+    EXPECT_EQ(jacobi->get_num_zero_diagonal_rows(), 0u);
+    // x = (P A)_bb^-1 (P b) with P b = (3, 2, 1, 4): x_1 = 2 / 2, x_0 = (3 - x_1) / 3, x_2 = 1 / 5,
+    // x_3 = (4 - x_2) / 4
+    const auto x = apply_to(*jacobi, {1, 2, 3, 4});
+    const std::vector<double> expected{2.0 / 3, 1.0, 0.2, 0.95};
+    for (int i = 0; i < 4; ++i) {
+        EXPECT_NEAR(x[i], expected[i], 4e-16) << "row " << i;  // a few roundings of values near 1
+    }
+    // without the matching, both of A's own blocks, [0 0; 0 2] and [0 0; 1 4], are singular and split
+    auto unmatched = Jacobi::build()
+                         .with_max_block_size(2)
+                         .with_row_matching(BlockJacobiRowMatching::none)
+                         .on(exec)
+                         ->generate(a);
+    EXPECT_TRUE(unmatched->get_row_permutation().empty());
+    EXPECT_EQ(unmatched->get_num_split_blocks(), 2u);
+    // user block pointers refer to A's rows: automatic leaves them alone, maximum_product blocks P A
+    auto given = Jacobi::build().with_block_pointers({0, 2, 4});
+    EXPECT_TRUE(given.on(exec)->generate(a)->get_row_permutation().empty());
+    auto matched = given.with_row_matching(BlockJacobiRowMatching::maximum_product).on(exec)->generate(a);
+    EXPECT_EQ(matched->get_row_permutation(), (std::vector<std::int32_t>{2, 1, 0, 3}));
+    const auto x_given = apply_to(*matched, {1, 2, 3, 4});
+    for (int i = 0; i < 4; ++i) {
+        EXPECT_NEAR(x_given[i], expected[i], 4e-16) << "row " << i;
     }
 }
 

@@ -122,6 +122,15 @@ TEST(BlockJacobi, RejectsBadParametersNamingTheValue)
     }
     EXPECT_THROW(Jacobi::build().with_block_pointers({0, 2, 4}).on(exec)->generate(a), larch::BadInput);
     EXPECT_THROW(Jacobi::build().with_max_block_size(2).with_accuracy(0).on(exec)->generate(a), larch::BadInput);
+    try {
+        Jacobi::build()
+            .with_row_matching(larch::preconditioner::BlockJacobiRowMatching::maximum_product)
+            .on(exec)
+            ->generate(a);
+        FAIL() << "no exception";
+    } catch (const larch::BadInput& error) {
+        EXPECT_NE(std::string{error.what()}.find("row_matching = maximum_product"), std::string::npos) << error.what();
+    }
 }
 
 TEST(BlockJacobi, RejectsOtherMatrixTypesAndNonSquareMatrices)

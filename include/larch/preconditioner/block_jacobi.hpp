@@ -49,6 +49,15 @@ enum class SingularBlockPolicy {
     throw_error  ///< generation throws BadInput naming the first such block
 };
 
+/// Whether the blocks are those of A or of P A, P a row permutation that moves large entries onto the diagonal.
+enum class BlockJacobiRowMatching {
+    automatic,       ///< maximum_product when blocks are detected (max_block_size > 1, no block_pointers) and
+                     ///< A has a zero or missing diagonal entry; none otherwise
+    none,            ///< the diagonal blocks of A
+    maximum_product  ///< the diagonal blocks of P A, P the maximum product matching (needs max_block_size > 1
+                     ///< or block_pointers)
+};
+
 /// Storage precision of one block, as reported by get_block_precisions().
 enum class BlockPrecision : std::uint8_t { double_precision = 0, single_precision = 1, half_precision = 2 };
 
@@ -84,6 +93,17 @@ enum class BlockPrecision : std::uint8_t { double_precision = 0, single_precisio
  * whose range holds the stored entries (Gauss-Huard factors: double or float only, since half's range
  * cannot hold small pivots); get_storage_bytes() reports the memory the blocks take.
  *
+ * Row matching: on a matrix with zero diagonal entries (saddle points, circuits, chemistry) the diagonal
+ * blocks of A are often singular, and their scalar fallback hardly preconditions. With row_matching =
+ * maximum_product, or automatic (the default) when A has a zero or missing diagonal entry and blocks are
+ * detected, the preconditioner is built on P A instead, where P is the maximum product matching (Duff and
+ * Koster 2001: the permutation whose diagonal has the largest product of magnitudes, found on the host in
+ * O(nnz) for most matrices, at worst O(n nnz log n)): apply computes x = D^{-1} (P b) with D the diagonal
+ * blocks of P A, so D^{-1} P approximates A^{-1}. Everything reported (blocks, zero diagonal rows, singular
+ * blocks, condition numbers) then refers to the rows of P A; get_row_permutation() gives P. The apply
+ * gathers b by P into a workspace kept with the preconditioner (one gather pass more; applies of one
+ * preconditioner from several threads are serialized).
+ *
  * Zero diagonal rule (scalar Jacobi and fallback blocks): a zero or missing diagonal entry a(i, i) gives
  * D^{-1}(i, i) = 1, i.e. that row of the residual is passed through unscaled instead of dividing by zero.
  * The rows concerned are reported by get_zero_diagonal_rows().
@@ -116,6 +136,7 @@ public:
         /// 1,000,000 rows it generated faster at bound 32 on all four test structures (0.89-1.36 ms against
         /// 1.01-1.51 ms for `shared`; at bound 8 the two are within 6%; benchmark/results/block_jacobi_h100.json).
         BlockJacobiExtraction extraction = BlockJacobiExtraction::cached;
+        BlockJacobiRowMatching row_matching = BlockJacobiRowMatching::automatic;
 
         parameters_type& with_max_block_size(size_type value)
         {
@@ -152,6 +173,11 @@ public:
             extraction = value;
             return *this;
         }
+        parameters_type& with_row_matching(BlockJacobiRowMatching value)
+        {
+            row_matching = value;
+            return *this;
+        }
     };
     class Factory : public EnableFactory<BlockJacobi, parameters_type> {
     public:
@@ -162,7 +188,8 @@ public:
     /**
      * Generates the preconditioner of `system_matrix`, which must be a square matrix::Csr<V, I> (copied to
      * `exec` if it lives elsewhere). Throws BadInput (max_block_size 0, invalid block_pointers, accuracy
-     * outside (0, 1], a singular block with on_singular_block = throw_error), NotSupported (another matrix
+     * outside (0, 1], a singular block with on_singular_block = throw_error, row_matching = maximum_product
+     * for scalar Jacobi), NotSupported (another matrix
      * type, a block above 32 rows on a GPU), DimensionMismatch (not square).
      */
     static std::unique_ptr<BlockJacobi> create(std::shared_ptr<const Executor> exec,
@@ -180,6 +207,9 @@ public:
     const std::vector<I>& get_zero_diagonal_rows() const { return report().zero_diagonal_rows; }
     size_type get_num_zero_diagonal_rows() const { return report().zero_diagonal_rows.size(); }
 
+    /// The row matching P (host copy): row k of P A is row get_row_permutation()[k] of A; empty when the
+    /// blocks are those of A.
+    const std::vector<I>& get_row_permutation() const { return report().row_permutation; }
     /// Number of diagonal blocks (num_rows for scalar Jacobi).
     size_type get_num_blocks() const noexcept { return num_blocks_; }
     /// Row offsets of the blocks, num_blocks + 1 entries (host copy).
@@ -229,9 +259,11 @@ private:
         std::vector<size_type> singular_blocks;
         std::vector<double> condition_numbers;
         std::vector<BlockPrecision> precisions;
+        std::vector<I> row_permutation;
     };
 
     static BlockPrecision working_precision();
+    bool uses_row_matching() const;
     void generate_blocks(const matrix::Csr<V, I>& system_matrix);
     [[noreturn]] void throw_singular_block(size_type block) const;
     /// Splits every singular block of more than one row in halves; false if there is none.
@@ -255,6 +287,10 @@ private:
     array<std::int64_t> byte_offsets_;
     array<std::uint8_t> storage_;
     array<std::int32_t> pivots_;
+    array<I> row_permutation_;  // empty without row matching
+    // P b during an apply with row matching, kept between applies (guarded by gather_mutex_)
+    mutable std::unique_ptr<matrix::Dense<V>> gathered_b_;
+    mutable std::mutex gather_mutex_;
     mutable std::mutex report_mutex_;
     mutable std::unique_ptr<const Report> report_;
 };
