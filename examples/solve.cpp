@@ -36,7 +36,7 @@ const char* usage =
     "             [--monitor [K]]   (print the residual every K iterations, default 1)\n"
     "             [--block-size K]  (block-Jacobi with blocks of up to K rows; default 1 = scalar Jacobi)\n"
     "             [--algorithm gauss_jordan|gauss_huard|gauss_huard_transposed] [--adaptive-precision]\n"
-    "             [--divergence FACTOR]  (stop once the residual stays above FACTOR x the initial one for 10\n"
+    "             [--divergence FACTOR]  (stop once the residual stays above FACTOR x the initial one for 200\n"
     "                                     iterations; default 1e5, 0 = off)\n"
     "             [--stagnation WINDOW]  (stop after WINDOW iterations without a 0.1% residual decrease;\n"
     "                                     default 2000, 0 = off)\n";

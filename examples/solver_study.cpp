@@ -1,6 +1,6 @@
 // solver_study: the real-matrix solver study. Every matrix of a folder, x0 = 0, b uniform in [0, 1)
 // (fixed seed), relative residual 1e-9, at most 50,000 iterations, stopped early when the residual stays above 1e5
-// times the initial one for 10 iterations or makes no 0.1% progress in 2,000 iterations (--no-progress-stops: off); BiCGSTAB, IDR(4) and GMRES(100) with scalar
+// times the initial one for 200 iterations or makes no 0.1% progress in 2,000 iterations (--no-progress-stops: off); BiCGSTAB, IDR(4) and GMRES(100) with scalar
 // Jacobi, and CG with scalar Jacobi on the SPD ones. A solve counts as solved when the TRUE relative
 // residual ||b - Ax|| / ||b||, recomputed here on the host from the file's entries, is at most 1e-8.
 // Usage: solver_study [MATRIX_DIR] [--executor NAME] [--output table.md] [--max-iterations N] [--shard K/N]

@@ -45,11 +45,11 @@ TEST(Criteria, KeepsTheSmallestDivergenceFactorAndEveryStagnationWindow)
 {
     Criteria criteria{{divergence(1e6), divergence(1e3, 2), stagnation(50, 0.01), stagnation(10)}};
     ASSERT_EQ(criteria.get_divergence().size(), 2u);
-    EXPECT_EQ(criteria.get_divergence()[0].window, 10u);  // the default: 10 consecutive iterations
+    EXPECT_EQ(criteria.get_divergence()[0].window, 200u);  // the default: 200 consecutive iterations
     ASSERT_EQ(criteria.get_stagnation().size(), 2u);
     EXPECT_EQ(criteria.get_stagnation()[1].window, 10u);
     EXPECT_EQ(criteria.describe(),
-              "divergence 1e+06 10 or divergence 1000 2 or stagnation 50 0.01 or stagnation 10 0.001");
+              "divergence 1e+06 200 or divergence 1000 2 or stagnation 50 0.01 or stagnation 10 0.001");
     EXPECT_FALSE(criteria.is_bounded());
 }
 

@@ -58,13 +58,14 @@ Criterion absolute_residual(double tolerance);
 Criterion time_limit(double seconds);
 /**
  * Stop (Reason::divergence) once the iteration's residual norm has exceeded `factor` times the initial
- * residual norm ||b - A x0|| in `iterations` consecutive iterations. A single peak does not stop: on the
- * shared matrices BiCGSTAB's residual rose above 1e5 times the initial one for 1-3 iterations on systems it
- * then solved (saylr1, adder_dcop_05, bentpipe2d100), while the diverging solves stayed above it for thousands
- * of iterations on their way to 1e148 and NaN. Throws BadInput unless factor >= 1 and finite and
- * iterations >= 1.
+ * residual norm ||b - A x0|| in `iterations` consecutive iterations. A peak does not stop: on the shared
+ * matrices BiCGSTAB's residual rose above 1e5 times the initial one for 1-3 iterations on systems it then
+ * solved with scalar Jacobi (saylr1, adder_dcop_05, bentpipe2d100), and for 122 iterations (up to 4e6 times
+ * the initial one) on sherman2 with block-Jacobi(32), which it then solved; the diverging solves stayed above
+ * it for thousands of iterations on their way to 1e148 and NaN. Throws BadInput unless factor >= 1 and
+ * finite and iterations >= 1.
  */
-Criterion divergence(double factor = 1e5, size_type iterations = 10);
+Criterion divergence(double factor = 1e5, size_type iterations = 200);
 /**
  * Stop (Reason::stagnation) when for `window` iterations in a row the residual norm has not fallen below
  * (1 - relative_decrease) times the smallest residual norm seen before them: the solve has stopped making
