@@ -30,6 +30,7 @@
 #include <limits>
 #include <random>
 
+#include "benchmark/driver/block_diagonal_join.hpp"
 #include "benchmark/driver/operation.hpp"
 #include "larch/batch/coo.hpp"
 #include "larch/batch/csr.hpp"
@@ -278,18 +279,11 @@ void measure_baselines(const CaseContext& context, const SolverProblem<V>& probl
         return;
     }
 
-    // The block-diagonal join: item i's rows and columns shifted by the rows before it.
-    matrix_data<V, index_type> join{dim2{problem.rows, problem.rows}};
-    join.entries.reserve(problem.nonzeros);
-    size_type offset = 0;
-    for (const auto& item : problem.items) {
-        for (const auto& e : item.entries) {
-            join.entries.push_back({static_cast<index_type>(e.row + offset), static_cast<index_type>(e.col + offset),
-                                    e.value});
-        }
-        offset += item.size.rows;
-    }
-    auto join_solver = factory->generate(share(matrix::Csr<V, index_type>::create(exec, join)));
+    auto joined = join_block_diagonal(problem.items);
+    auto join_solver = factory->generate(share(matrix::Csr<V, index_type>::create(
+        exec, dim2{problem.rows, problem.rows}, array<V>{exec, joined.values.begin(), joined.values.end()},
+        array<index_type>{exec, joined.col_idxs.begin(), joined.col_idxs.end()},
+        array<index_type>{exec, joined.row_ptrs.begin(), joined.row_ptrs.end()})));
     const std::vector<V> ones(problem.rows, V{1});
     auto b = matrix::Dense<V>::create(exec, dim2{problem.rows, 1}, array<V>{exec, ones.begin(), ones.end()}, 1);
     auto x = matrix::Dense<V>::create(exec, dim2{problem.rows, 1});

@@ -24,6 +24,7 @@
 #include <limits>
 #include <random>
 
+#include "benchmark/driver/block_diagonal_join.hpp"
 #include "benchmark/driver/matrix_source.hpp"
 #include "benchmark/driver/operation.hpp"
 #include "larch/batch/coo.hpp"
@@ -345,26 +346,10 @@ const Baselines& measure_baselines(const CaseContext& context, const Problem<V>&
     const auto num_items = problem.items.size();
     const auto b = batch_vector(exec, problem, problem.b);
     auto x = batch::Vector<V>::create(exec, item_rows(problem, false), 1);
-    // The block-diagonal join: item i's rows and columns shifted by the rows and columns before it.
-    std::vector<index_type> row_ptrs{0};
-    std::vector<index_type> col_idxs;
-    std::vector<V> values;
-    size_type col_offset = 0;
-    for (const auto& item : problem.items) {
-        std::vector<index_type> item_row_ptrs(item.size.rows + 1, 0);
-        for (const auto& e : item.entries) {
-            ++item_row_ptrs[e.row + 1];
-            col_idxs.push_back(static_cast<index_type>(e.col + col_offset));
-            values.push_back(e.value);
-        }
-        for (size_type row = 0; row < item.size.rows; ++row) {
-            row_ptrs.push_back(row_ptrs.back() + item_row_ptrs[row + 1]);
-        }
-        col_offset += item.size.cols;
-    }
-    const array<index_type> join_row_ptrs{exec, row_ptrs.begin(), row_ptrs.end()};
-    const array<index_type> join_col_idxs{exec, col_idxs.begin(), col_idxs.end()};
-    const array<V> join_values{exec, values.begin(), values.end()};
+    const auto joined = join_block_diagonal(problem.items);
+    const array<index_type> join_row_ptrs{exec, joined.row_ptrs.begin(), joined.row_ptrs.end()};
+    const array<index_type> join_col_idxs{exec, joined.col_idxs.begin(), joined.col_idxs.end()};
+    const array<V> join_values{exec, joined.values.begin(), joined.values.end()};
     {
         CusparseSpmvList<V> join;
         join.add({static_cast<std::int64_t>(problem.rows), static_cast<std::int64_t>(problem.cols),
