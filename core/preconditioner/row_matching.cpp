@@ -7,7 +7,6 @@
 #include <functional>
 #include <limits>
 #include <queue>
-#include <utility>
 
 #include "core/components/instantiation.hpp"
 
@@ -25,30 +24,27 @@ struct CostGraph {
     std::vector<double> costs;
 };
 
-/// c(i, j) = log(max_i' |a(i', j)|) - log |a(i, j)| on the nonzero finite entries.
+/// c(i, j) = log(max_i' |a(i', j)|) - log |a(i, j)| on the nonzero finite entries, read by columns from
+/// the transpose of A (its row k holds column k of A).
 template <typename V, typename I>
-CostGraph build_cost_graph(size_type n, const I* row_ptrs, const I* col_idxs, const V* values)
+CostGraph build_cost_graph(const matrix::Csr<V, I>& transposed)
 {
-    std::vector<std::vector<std::pair<std::int64_t, double>>> columns(n);
-    for (size_type row = 0; row < n; ++row) {
-        for (auto k = row_ptrs[row]; k < row_ptrs[row + 1]; ++k) {
-            columns[static_cast<size_type>(col_idxs[k])].emplace_back(static_cast<std::int64_t>(row),
-                                                                      static_cast<double>(values[k]));
-        }
-    }
+    const auto n = transposed.get_size().rows;
+    const auto ptrs = transposed.get_const_row_ptrs();
+    const auto rows = transposed.get_const_col_idxs();
+    const auto values = transposed.get_const_values();
     CostGraph graph;
     graph.column_ptrs.push_back(0);
-    for (auto& column : columns) {
+    for (size_type column = 0; column < n; ++column) {
         double largest = 0;
-        for (const auto& entry : column) {
-            if (std::isfinite(entry.second)) {
-                largest = std::max(largest, std::abs(entry.second));
-            }
+        for (auto k = ptrs[column]; k < ptrs[column + 1]; ++k) {
+            const auto magnitude = std::abs(static_cast<double>(values[k]));
+            largest = std::isfinite(magnitude) ? std::max(largest, magnitude) : largest;
         }
-        for (const auto& entry : column) {
-            const auto magnitude = std::abs(entry.second);
+        for (auto k = ptrs[column]; k < ptrs[column + 1]; ++k) {
+            const auto magnitude = std::abs(static_cast<double>(values[k]));
             if (magnitude > 0 && std::isfinite(magnitude)) {
-                graph.rows.push_back(entry.first);
+                graph.rows.push_back(static_cast<std::int64_t>(rows[k]));
                 graph.costs.push_back(std::log(largest) - std::log(magnitude));
             }
         }
@@ -218,11 +214,11 @@ private:
 template <typename V, typename I>
 std::vector<I> find_maximum_product_matching(const matrix::Csr<V, I>& a)
 {
-    const auto host_copy = a.clone_to(ReferenceExecutor::create());
-    const auto& host = static_cast<const matrix::Csr<V, I>&>(*host_copy);
-    const auto n = host.get_size().rows;
-    const auto graph =
-        build_cost_graph(n, host.get_const_row_ptrs(), host.get_const_col_idxs(), host.get_const_values());
+    LARCH_ENSURE(a.get_executor()->is_host(), NotSupported,
+                 "find_maximum_product_matching: the matrix must live on a host executor, got " +
+                     a.get_executor()->get_name());
+    const auto n = a.get_size().rows;
+    const auto graph = build_cost_graph(*a.transpose());
     Assignment assignment{graph};
     assignment.start_greedily();
     for (size_type column = 0; column < n; ++column) {

@@ -13,8 +13,8 @@ namespace larch {
 namespace preconditioner {
 
 /**
- * The maximum product transversal of the square CSR matrix `a` (on the host): row_of_column (n entries) such
- * that the product of |a(row_of_column[j], j)| over all columns j is largest (Duff and Koster 2001, the
+ * The maximum product transversal of the square CSR matrix `a` (on a host executor): row_of_column (n
+ * entries) such that the product of |a(row_of_column[j], j)| over all columns j is largest (Duff and Koster 2001, the
  * bipartite weighted matching behind MC64). Row k of P A is row row_of_column[k] of A, so the matched entries
  * lie on the diagonal of P A.
  *
