@@ -118,7 +118,9 @@ Outcome run_larch(const Data& data, const std::string& executor, int repeat)
     auto exec = larch::make_executor(executor);
     const auto n = data.size.rows;
     auto a = larch::share(larch::matrix::Csr<double>::create(exec, data));
+    // kappa 0: PETSc's bcgs has no omega safeguard.
     auto solver = larch::solver::Bicgstab<double>::build()
+                      .with_kappa(0)
                       .with_criteria(larch::stop::max_iterations(max_iterations),
                                      larch::stop::relative_residual(tolerance))
                       .with_preconditioner(larch::preconditioner::BlockJacobi<double>::build().with_max_block_size(1))

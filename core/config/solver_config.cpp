@@ -223,7 +223,7 @@ std::unique_ptr<solver::SolverFactory<T>> create_solver_factory(const nlohmann::
         fail("/type", "expected a string, got " + describe_value(description.at("type")));
     }
     const auto type = description.at("type").get<std::string>();
-    // CG and BiCGSTAB (and IDR and GMRES, below) read their executor-resident state every check_interval
+    // CG (and BiCGSTAB, IDR and GMRES, below) read their executor-resident state every check_interval
     // iterations.
     const auto read_check_interval = [&](auto parameters) {
         ObjectReader reader{description, "", fields_with({"check_interval"})};
@@ -237,7 +237,15 @@ std::unique_ptr<solver::SolverFactory<T>> create_solver_factory(const nlohmann::
         return read_check_interval(solver::Cg<T>::build());
     }
     if (type == "bicgstab") {
-        return read_check_interval(solver::Bicgstab<T>::build());
+        ObjectReader reader{description, "", fields_with({"kappa", "check_interval"})};
+        auto parameters = read_common<T>(reader, solver::Bicgstab<T>::build());
+        if (reader.has("kappa")) {
+            parameters.with_kappa(reader.get_number("kappa", 0, 1));
+        }
+        if (reader.has("check_interval")) {
+            parameters.with_check_interval(reader.get_count("check_interval", 1));
+        }
+        return finish(parameters, exec);
     }
     if (type == "idr") {
         ObjectReader reader{description, "", fields_with({"subspace_dim", "seed", "kappa", "check_interval"})};

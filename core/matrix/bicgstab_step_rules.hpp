@@ -119,6 +119,7 @@ LARCH_HOST_DEVICE void finish_half_step(T* state, size_type cols, size_type col,
     }
     entry(state, cols, bicgstab_state::alpha, col) = rho_new / shadow_v;
     entry(state, cols, bicgstab_state::rho, col) = rho_new;
+    entry(state, cols, bicgstab_state::s_s, col) = sum_of_squares;
     const T norm = std::sqrt(sum_of_squares);
     // A non-finite ||s|| does not stop here: t = A M^{-1} s then reports it.
     if (std::isfinite(norm) && !(norm > value(state, cols, bicgstab_state::threshold, col))) {
@@ -151,10 +152,18 @@ LARCH_HOST_DEVICE SolutionUpdate solution_update(const T* state, size_type cols,
     return t_t == T{0} || t_s == T{0} ? SolutionUpdate::alpha_only : SolutionUpdate::full;
 }
 
+/// omega = t^T s / t^T t minimizes ||s - omega t||. Where |cos(t, s)| is below kappa it is enlarged to
+/// kappa / |cos| times that ("maintaining the convergence", Sleijpen and van der Vorst 1995): a tiny omega
+/// makes the next rho = r_hat^T r lose its accuracy and the BiCG coefficients with it.
 template <typename T>
 LARCH_HOST_DEVICE T solution_omega(const T* state, size_type cols, size_type col)
 {
-    return value(state, cols, bicgstab_state::t_s, col) / value(state, cols, bicgstab_state::t_t, col);
+    const T t_t = value(state, cols, bicgstab_state::t_t, col);
+    const T t_s = value(state, cols, bicgstab_state::t_s, col);
+    const T omega = t_s / t_t;
+    const T kappa = value(state, cols, bicgstab_state::kappa, col);
+    const T cosine = std::abs(t_s) / (std::sqrt(t_t) * std::sqrt(value(state, cols, bicgstab_state::s_s, col)));
+    return cosine < kappa ? omega * (kappa / cosine) : omega;
 }
 
 /// Updates one entry of x (and of r for a full update); returns the new r entry squared.

@@ -189,7 +189,11 @@ constexpr size_type stopped = 9;
 constexpr size_type stop_slot = 10;
 /// Which scalar broke down (one of the causes below), for a column stopped with breakdown.
 constexpr size_type cause = 11;
-constexpr size_type norms = 12;
+/// s^T s of this step's half step, for the omega safeguard.
+constexpr size_type s_s = 12;
+/// The omega safeguard's threshold (Bicgstab's kappa; 0: off), the same in every step.
+constexpr size_type kappa = 13;
+constexpr size_type norms = 14;
 /// Values of the stopped field.
 using namespace column_stop;
 /// ||s|| met the threshold in the half step; the solution step adds alpha p_hat to x and finishes it.

@@ -2,6 +2,7 @@
 #include "larch/solver/bicgstab.hpp"
 
 #include <algorithm>
+#include <string>
 
 #include "core/base/reduction_completion.hpp"
 #include "core/components/instantiation.hpp"
@@ -19,6 +20,8 @@ Bicgstab<T>::Bicgstab(std::shared_ptr<const Executor> exec, const parameters_typ
 {
     LARCH_ENSURE(parameters.check_interval >= 1, BadInput,
                  "Bicgstab::generate: check_interval must be >= 1, got 0");
+    LARCH_ENSURE(parameters.kappa >= 0 && parameters.kappa <= 1, BadInput,
+                 "Bicgstab::generate: kappa must be in [0, 1], got " + std::to_string(parameters.kappa));
 }
 
 template <typename T>
@@ -87,6 +90,7 @@ std::vector<IterationOutcome> Bicgstab<T>::iterate_columns(const matrix::Dense<T
         columns.field(state_field::rho, col) = T{1};
         columns.field(state_field::alpha, col) = T{1};
         columns.field(state_field::omega, col) = T{1};
+        columns.field(state_field::kappa, col) = static_cast<T>(parameters_.kappa);
     }
     columns.upload();
     auto& state = columns.get_device_state();

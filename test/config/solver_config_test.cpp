@@ -80,9 +80,13 @@ TEST_F(SolverConfig, PassesTheDocumentedExampleFieldsToTheParameters)
         R"({"type": "cg", "check_interval": 3, "criteria": {"max_iterations": 10}})", exec);
     EXPECT_EQ(dynamic_cast<larch::solver::Cg<double>::Factory&>(*cg).get_parameters().check_interval, 3u);
     auto bicgstab = larch::config::parse_solver_config<double>(
-        R"({"type": "bicgstab", "check_interval": 1, "criteria": {"max_iterations": 10}})", exec);
-    EXPECT_EQ(dynamic_cast<larch::solver::Bicgstab<double>::Factory&>(*bicgstab).get_parameters().check_interval,
-              1u);
+        R"({"type": "bicgstab", "check_interval": 1, "kappa": 0, "criteria": {"max_iterations": 10}})", exec);
+    const auto& bicgstab_parameters =
+        dynamic_cast<larch::solver::Bicgstab<double>::Factory&>(*bicgstab).get_parameters();
+    EXPECT_EQ(bicgstab_parameters.check_interval, 1u);
+    EXPECT_EQ(bicgstab_parameters.kappa, 0.0);
+    expect_error(R"({"type": "bicgstab", "kappa": -0.5, "criteria": {"max_iterations": 10}})",
+                 "/kappa: expected a number in [0, 1]");
     expect_error(R"({"type": "cg", "check_interval": 0, "criteria": {"max_iterations": 10}})", "/check_interval");
     expect_error(R"({"type": "gmres", "check_interval": 0, "criteria": {"max_iterations": 10}})", "/check_interval");
     expect_error(R"({"type": "idr", "check_interval": 0, "criteria": {"max_iterations": 10}})", "/check_interval");

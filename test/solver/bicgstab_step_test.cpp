@@ -140,6 +140,7 @@ TEST_P(BicgstabStepKernels, HalfStepThatMeetsTheThresholdFinishesInTheSolutionSt
     EXPECT_EQ(field(values, 2, state_field::stopped, 0), state_field::half_finished);
     EXPECT_EQ(field(values, 2, state_field::norms, 0), 5);
     EXPECT_EQ(field(values, 2, state_field::stopped, 1), state_field::running);
+    EXPECT_EQ(field(values, 2, state_field::s_s, 1), 25);
     values[state_field::t_t * 2 + 1] = 4;
     values[state_field::t_s * 2 + 1] = 2;
     larch::array<double> host{exec->get_host(), values.size()};
@@ -204,6 +205,39 @@ TEST_P(BicgstabStepKernels, SolutionStepStopsPausesAndFreezesColumns)
                      workspace);
     larch::test::expect_dense_eq({{3, 3, 2, 0, 0}, {4, 4, 2, 0, 0}}, *x);
     larch::test::expect_dense_eq({{3, 3, 4, 4, 4}, {1, 1, 2, 2, 2}}, *r);
+}
+
+TEST_P(BicgstabStepKernels, SolutionStepEnlargesOmegaWhereTheCosineIsBelowKappa)
+{
+    LARCH_EXECUTOR_OR_SKIP(exec, GetParam());
+    // t = (1, 0) in every column. Column 0: s = (1, 1), cos(t, s) = 1/sqrt(2) >= kappa 0.7: omega = t^T s /
+    // t^T t = 1. Column 1: s = (1, 3), cos = 1/sqrt(10) < 0.7: omega = 1 * 0.7 sqrt(10). Column 2: the same
+    // s with kappa 0 (off): omega = 1.
+    auto state = make_state(exec, 3, 1,
+                            {{state_field::t_t, {1, 1, 1}},
+                             {state_field::t_s, {1, 1, 1}},
+                             {state_field::s_s, {2, 10, 10}},
+                             {state_field::kappa, {0.7, 0.7, 0}}});
+    auto p_hat = Dense::create(exec, {{0, 0, 0}, {0, 0, 0}});
+    auto s_hat = Dense::create(exec, {{1, 1, 1}, {1, 1, 1}});
+    auto t = Dense::create(exec, {{1, 1, 1}, {0, 0, 0}});
+    auto x = Dense::create(exec, {{0, 0, 0}, {0, 0, 0}});
+    auto r = Dense::create(exec, {{1, 1, 1}, {1, 3, 3}});
+    larch::array<double> workspace{exec};
+    LARCH_RUN_KERNEL(exec, dense::bicgstab_step_solution, *p_hat, *s_hat, *t, *x, *r, size_type{0}, state,
+                     workspace);
+    const auto values = state.copy_to_host();
+    const double enlarged = 0.7 * std::sqrt(10.0);
+    EXPECT_EQ(field(values, 3, state_field::omega, 0), 1);
+    EXPECT_NEAR(field(values, 3, state_field::omega, 1), enlarged, 1e-15 * enlarged);
+    EXPECT_EQ(field(values, 3, state_field::omega, 2), 1);
+    // x = omega s_hat, r = s - omega t.
+    const auto x_host = x->copy_to_host();
+    const auto r_host = r->copy_to_host();
+    EXPECT_EQ(x_host[0], 1);
+    EXPECT_NEAR(x_host[1], enlarged, 1e-15 * enlarged);
+    EXPECT_NEAR(r_host[1], 1 - enlarged, 1e-15 * enlarged);
+    EXPECT_EQ(r_host[4], 3);
 }
 
 TEST_P(BicgstabStepKernels, MatchALongDoubleOracleOnRandomVectors)

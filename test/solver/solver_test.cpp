@@ -195,6 +195,11 @@ TEST(SolverParameters, InvalidSolverParametersThrowBadInput)
                  larch::BadInput);
     EXPECT_THROW(larch::solver::Gmres<double>::build().with_restart(0).with_criteria(larch::stop::max_iterations(1)).on(exec)->generate(a),
                  larch::BadInput);
+    for (const double kappa : {-0.1, 1.5, std::numeric_limits<double>::quiet_NaN()}) {
+        EXPECT_THROW(larch::solver::Bicgstab<double>::build().with_kappa(kappa).with_criteria(larch::stop::max_iterations(1)).on(exec)->generate(a),
+                     larch::BadInput)
+            << kappa;
+    }
     EXPECT_THROW(larch::stop::relative_residual(-1.0), larch::BadInput);
 }
 

@@ -30,8 +30,8 @@ namespace config {
  * - "preconditioner": {"type": "block_jacobi", "max_block_size": integer} or {"type": "none"}
  * - "max_residual_replacements": integer (restarts from the true residual; default 5)
  * - "monitor": true or {"every": integer >= 1}: progress on standard output every k iterations (log::Stream)
- * - idr only: "subspace_dim" (integer >= 1, default 4), "seed" (integer < 2^32, default 42),
- *   "kappa" (number in [0, 1], default 0.7); gmres only: "restart" (integer >= 1, default 30); cg,
+ * - idr only: "subspace_dim" (integer >= 1, default 4), "seed" (integer < 2^32, default 42); idr and
+ *   bicgstab: "kappa" (number in [0, 1], default 0.7: the omega safeguard, 0 = off); gmres only: "restart" (integer >= 1, default 30); cg,
  *   bicgstab, idr and gmres: "check_interval" (integer >= 1, default 8: iterations between the host's reads
  *   of the solver's state)
  *
