@@ -212,7 +212,8 @@ bool vectors_in_shared_memory(const Executor& exec, size_type max_rows, double v
     return bytes <= double(gpu->get_shared_memory_per_block());
 }
 
-/// The single-system description matching the batched one (scalar Jacobi = block-Jacobi of 1 x 1 blocks).
+/// The single-system description matching the batched one (scalar Jacobi = block-Jacobi of 1 x 1 blocks, the
+/// same BiCGSTAB).
 json single_system_description(const json& batched)
 {
     json single = batched;
@@ -223,6 +224,9 @@ json single_system_description(const json& batched)
             type == "none" ? json{{"type", "none"}}
                            : json{{"type", "block_jacobi"},
                                   {"max_block_size", type == "jacobi" ? 1 : preconditioner.value("max_block_size", 32)}};
+    }
+    if (single.at("type") == "bicgstab") {
+        single["kappa"] = 0;  // batch::Bicgstab is van der Vorst's BiCGSTAB, without the omega safeguard
     }
     if (!single.contains("criteria")) {
         single["criteria"] = json::object();
