@@ -3,7 +3,8 @@
 // times the initial one for 200 iterations or makes no 0.1% progress in 2,000 iterations (--no-progress-stops: off); BiCGSTAB, IDR(4) and GMRES(100) with scalar
 // Jacobi, and CG with scalar Jacobi on the SPD ones. A solve counts as solved when the TRUE relative
 // residual ||b - Ax|| / ||b||, recomputed here on the host from the file's entries, is at most 1e-8.
-// Usage: solver_study [MATRIX_DIR] [--executor NAME] [--output table.md] [--max-iterations N] [--shard K/N]
+// Usage: solver_study [MATRIX_DIR] [--executor NAME] [--output table.md] [--json results.json]
+//                     [--max-iterations N] [--shard K/N]
 //                     [--solvers bicgstab,idr,gmres,cg] [--block-sizes 1,4,8,16,24,32]
 //                     [--algorithm gauss_jordan|gauss_huard|gauss_huard_transposed] [--time-limit SECONDS]
 //                     [--no-progress-stops] [--rhs uniform|ones] [--tolerance TOL]
@@ -11,6 +12,8 @@
 // residual of at most 10 times it; --rhs ones replaces the uniform right-hand side by ones)
 // (--shard K/N takes every N-th matrix starting at the K-th, so N processes can share the work; every solver
 // runs with block-Jacobi of every bound of --block-sizes, 1 = scalar Jacobi, the default)
+// (--json writes the same results for benchmark/plot.py: a case of kind "matrix" per matrix and configuration, one
+// of kind "summary" per configuration; "fastest" = the solved bound of least setup + solve time of its solver)
 #include <algorithm>
 #include <chrono>
 #include <cmath>
@@ -42,6 +45,7 @@ struct Settings {
     std::string matrix_dir = LARCH_DEFAULT_MATRIX_DIR;
     std::string executor = "omp";
     std::string output;
+    std::string json;
     size_type max_iterations = 50000;
     size_type shard = 0;
     size_type num_shards = 1;
@@ -53,6 +57,8 @@ struct Settings {
     bool rhs_of_ones = false;
     double tolerance = 1e-9;
 };
+
+constexpr std::uint64_t rhs_seed = 42;  // of the uniform right-hand side
 
 struct SolverCase {
     std::string name;  // as --solvers names it
@@ -88,6 +94,25 @@ struct Outcome {
     double seconds = 0;
     double generate_seconds = 0;  // the solver's setup, the preconditioner's generation included
     size_type singular_blocks = 0;
+    bool fastest = false;  // the solved configuration of least total time of its solver on its matrix
+};
+
+/// A matrix with its outcome for every study case, in their order.
+struct MatrixResult {
+    std::string file;
+    size_type rows;
+    size_type nnz;
+    bool spd;
+    std::vector<Outcome> outcomes;
+};
+
+/// A study case's counts over the matrices, as both reports give them.
+struct Tally {
+    int attempted = 0;
+    int solved = 0;
+    int fastest = 0;
+    int false_convergences = 0;
+    int stopped_at_start = 0;
 };
 
 /// Files marked SPD ("yes") in the folder's INDEX.md table (column "SPD"); empty if there is no index.
@@ -187,6 +212,190 @@ std::string cell(const Outcome& outcome)
     return text;
 }
 
+/// Solves one matrix with every study case (CG only where it is SPD), printing each outcome to stderr.
+MatrixResult run_matrix(const std::string& file, bool is_spd, const Settings& settings,
+                        std::shared_ptr<const Executor> exec, const std::vector<StudyCase>& study_cases)
+{
+    const auto data = io::read_matrix_market_data<double, std::int32_t>(settings.matrix_dir + "/" + file);
+    auto a = share(matrix::Csr<double>::create(exec, data));
+    const auto rhs = settings.rhs_of_ones ? std::vector<double>(data.size.rows, 1.0)
+                                          : generate::right_hand_side<double>(data.size.rows,
+                                                                              generate::RhsKind::uniform, rhs_seed);
+    MatrixResult result{file, data.size.rows, data.entries.size(), is_spd, {}};
+    for (const auto& study_case : study_cases) {
+        Outcome outcome;
+        if (!study_case.solver.spd_only || is_spd) {
+            outcome = run_case(study_case, settings, exec, data, a, rhs);
+            std::cerr << file << " " << study_case.label() << ": " << cell(outcome) << " in " << outcome.seconds
+                      << " s (generate " << outcome.generate_seconds << " s)\n";
+        }
+        result.outcomes.push_back(outcome);
+    }
+    return result;
+}
+
+/// Marks, for each solver, its solved outcome of least total time (setup and solve) as the fastest.
+void mark_fastest(const std::vector<StudyCase>& study_cases, std::vector<Outcome>& outcomes)
+{
+    std::map<std::string, Outcome*> fastest;
+    for (size_t k = 0; k < study_cases.size(); ++k) {
+        auto& best = fastest[study_cases[k].solver.name];
+        if (outcomes[k].solved && (best == nullptr || outcomes[k].seconds < best->seconds)) {
+            best = &outcomes[k];
+        }
+    }
+    for (auto& entry : fastest) {
+        if (entry.second != nullptr) {
+            entry.second->fastest = true;
+        }
+    }
+}
+
+Tally tally(const std::vector<MatrixResult>& results, size_t study_case)
+{
+    Tally counts;
+    for (const auto& result : results) {
+        const auto& outcome = result.outcomes[study_case];
+        if (outcome.ran) {
+            ++counts.attempted;
+            counts.solved += outcome.solved ? 1 : 0;
+            counts.fastest += outcome.fastest ? 1 : 0;
+            counts.false_convergences += !outcome.solved && outcome.reason == "converged" ? 1 : 0;
+            counts.stopped_at_start += !outcome.solved && outcome.iterations == 0 ? 1 : 0;
+        }
+    }
+    return counts;
+}
+
+std::string markdown_report(const Settings& settings, const std::string& executor,
+                            const std::vector<StudyCase>& study_cases, const std::vector<MatrixResult>& results)
+{
+    std::ostringstream report;
+    report << "Solved (true relative residual <= " << 10 * settings.tolerance << "), executor " << executor << ", "
+           << results.size() << " matrices:\n\n";
+    for (size_t k = 0; k < study_cases.size(); ++k) {
+        const auto counts = tally(results, k);
+        report << "- " << study_cases[k].label() << ": " << counts.solved << " / " << counts.attempted
+               << (study_cases[k].solver.spd_only ? " (SPD matrices)" : "") << "; fastest " << counts.fastest
+               << ", false convergences " << counts.false_convergences << ", unsolved at iteration 0 "
+               << counts.stopped_at_start << "\n";
+    }
+    report << "\n(J = scalar Jacobi, BJ(k) = block-Jacobi with blocks of up to k rows, algorithm "
+           << settings.algorithm << "; sb = singular blocks split in halves; fastest = on how many matrices it is "
+           << "the solved bound of least setup + solve time of its solver)\n\n";
+    report << "| matrix | n | nnz | SPD |";
+    for (const auto& study_case : study_cases) {
+        report << " " << study_case.label() << " |";
+    }
+    report << "\n|---|---|---|---|";
+    for (size_t k = 0; k < study_cases.size(); ++k) {
+        report << "---|";
+    }
+    report << "\n";
+    for (const auto& result : results) {
+        report << "| " << result.file << " | " << result.rows << " | " << result.nnz << " | "
+               << (result.spd ? "yes" : "") << " |";
+        for (const auto& outcome : result.outcomes) {
+            report << " " << cell(outcome) << " |";
+        }
+        report << "\n";
+    }
+    return report.str();
+}
+
+/// The executor for the JSON results (plot.py's subtitle): its name, with the thread count on omp.
+std::string describe(const Executor& exec)
+{
+    if (const auto omp = dynamic_cast<const OmpExecutor*>(&exec)) {
+        const auto threads = omp->get_num_threads();
+        return "omp, " + std::to_string(threads) + (threads == 1 ? " thread" : " threads");
+    }
+    return exec.get_name();
+}
+
+nlohmann::ordered_json settings_record(const Settings& settings, size_type num_matrices)
+{
+    return {{"matrix_dir", settings.matrix_dir},
+            {"num_matrices", num_matrices},
+            {"tolerance", settings.tolerance},
+            {"solved_at_true_residual", 10 * settings.tolerance},
+            {"max_iterations", settings.max_iterations},
+            {"time_limit_s", settings.time_limit},
+            {"progress_stops", settings.progress_stops},
+            {"rhs", settings.rhs_of_ones ? "ones" : "uniform in [0, 1), seed " + std::to_string(rhs_seed)},
+            {"shard", std::to_string(settings.shard) + "/" + std::to_string(settings.num_shards)},
+            {"solvers", settings.solvers},
+            {"block_sizes", settings.block_sizes},
+            {"algorithm", settings.algorithm}};
+}
+
+// Every case has "status": "ok", as plot.py draws no other; the solver's stop is its "reason".
+nlohmann::ordered_json matrix_record(const MatrixResult& result, const StudyCase& study_case, const Outcome& outcome)
+{
+    return {{"kind", "matrix"},
+            {"matrix", result.file},
+            {"n", result.rows},
+            {"nnz", result.nnz},
+            {"spd", result.spd},
+            {"solver", study_case.solver.label},
+            {"block_size", study_case.block_size},
+            {"status", "ok"},
+            {"solved", outcome.solved},
+            {"reason", outcome.reason},
+            {"iterations", outcome.iterations},
+            {"true_residual", outcome.relative_residual},
+            {"residual_replacements", outcome.replacements},
+            {"singular_blocks", outcome.singular_blocks},
+            {"setup_s", outcome.generate_seconds},
+            {"solve_s", outcome.seconds - outcome.generate_seconds},
+            {"fastest", outcome.fastest}};
+}
+
+nlohmann::ordered_json summary_record(const StudyCase& study_case, const Tally& counts)
+{
+    return {{"kind", "summary"},
+            {"solver", study_case.solver.label},
+            {"block_size", study_case.block_size},
+            {"status", "ok"},
+            {"attempted", counts.attempted},
+            {"solved", counts.solved},
+            {"fastest", counts.fastest},
+            {"false_convergences", counts.false_convergences},
+            {"unsolved_at_iteration_0", counts.stopped_at_start}};
+}
+
+nlohmann::ordered_json json_report(const Settings& settings, const Executor& exec,
+                                   const std::vector<StudyCase>& study_cases, const std::vector<MatrixResult>& results)
+{
+    auto cases = nlohmann::ordered_json::array();
+    for (const auto& result : results) {
+        for (size_t k = 0; k < study_cases.size(); ++k) {
+            if (result.outcomes[k].ran) {
+                cases.push_back(matrix_record(result, study_cases[k], result.outcomes[k]));
+            }
+        }
+    }
+    for (size_t k = 0; k < study_cases.size(); ++k) {
+        cases.push_back(summary_record(study_cases[k], tally(results, k)));
+    }
+    return {{"executors", {{exec.get_name(), {{"description", describe(exec)}}}}},
+            {"settings", settings_record(settings, results.size())},
+            {"cases", cases}};
+}
+
+/// Opens an output file (none for an empty path) before the solves, so that a bad path fails at once.
+bool open_output(const std::string& path, std::ofstream& file)
+{
+    if (!path.empty()) {
+        file.open(path);
+        if (!file) {
+            std::cerr << "solver_study: cannot write the output file '" << path << "'\n";
+            return false;
+        }
+    }
+    return true;
+}
+
 }  // namespace
 
 int main(int argc, char** argv)
@@ -198,6 +407,8 @@ int main(int argc, char** argv)
             settings.executor = argv[++i];
         } else if (arg == "--output" && i + 1 < argc) {
             settings.output = argv[++i];
+        } else if (arg == "--json" && i + 1 < argc) {
+            settings.json = argv[++i];
         } else if (arg == "--max-iterations" && i + 1 < argc) {
             settings.max_iterations = std::stoul(argv[++i]);
         } else if (arg == "--shard" && i + 1 < argc) {
@@ -230,11 +441,16 @@ int main(int argc, char** argv)
             settings.matrix_dir = arg;
         } else {
             std::cerr << "usage: solver_study [MATRIX_DIR] [--executor NAME] [--output table.md] "
-                         "[--max-iterations N] [--shard K/N] [--solvers bicgstab,idr,gmres,cg] "
+                         "[--json results.json] [--max-iterations N] [--shard K/N] [--solvers bicgstab,idr,gmres,cg] "
                          "[--block-sizes 1,4,8,16,24,32] [--algorithm NAME] [--time-limit SECONDS] "
                          "[--no-progress-stops] [--rhs uniform|ones] [--tolerance TOL]\n";
             return 2;
         }
+    }
+    std::ofstream markdown_file;
+    std::ofstream json_file;
+    if (!open_output(settings.output, markdown_file) || !open_output(settings.json, json_file)) {
+        return 1;
     }
     std::vector<std::string> files;
     for (const auto& entry : fs::directory_iterator(settings.matrix_dir)) {
@@ -258,62 +474,18 @@ int main(int argc, char** argv)
             }
         }
     }
-    std::map<std::string, int> false_convergences;
-    std::map<std::string, int> stopped_at_start;
-    std::map<std::string, int> solved;
-    std::map<std::string, int> attempted;
-    std::ostringstream table;
-    std::string header_rule = "|---|---|---|---|";
-    for (size_t k = 0; k < study_cases.size(); ++k) {
-        header_rule += "---|";
-    }
-    table << "| matrix | n | nnz | SPD |";
-    for (const auto& study_case : study_cases) {
-        table << " " << study_case.label() << " |";
-    }
-    table << "\n" << header_rule << "\n";
+    std::vector<MatrixResult> results;
     for (const auto& file : files) {
-        const auto data = io::read_matrix_market_data<double, std::int32_t>(settings.matrix_dir + "/" + file);
-        auto a = share(matrix::Csr<double>::create(exec, data));
-        const auto rhs = settings.rhs_of_ones ? std::vector<double>(data.size.rows, 1.0)
-                                              : generate::right_hand_side<double>(data.size.rows,
-                                                                                  generate::RhsKind::uniform, 42);
-        const bool is_spd = spd.count(file) > 0;
-        table << "| " << file << " | " << data.size.rows << " | " << data.entries.size() << " | "
-              << (is_spd ? "yes" : "") << " |";
-        for (const auto& study_case : study_cases) {
-            Outcome outcome;
-            const auto label = study_case.label();
-            if (!study_case.solver.spd_only || is_spd) {
-                outcome = run_case(study_case, settings, exec, data, a, rhs);
-                ++attempted[label];
-                solved[label] += outcome.solved ? 1 : 0;
-                false_convergences[label] += !outcome.solved && outcome.reason == "converged" ? 1 : 0;
-                stopped_at_start[label] += !outcome.solved && outcome.iterations == 0 ? 1 : 0;
-            }
-            table << " " << cell(outcome) << " |";
-            if (outcome.ran) {
-                std::cerr << file << " " << label << ": " << cell(outcome) << " in " << outcome.seconds
-                          << " s (generate " << outcome.generate_seconds << " s)\n";
-            }
-        }
-        table << "\n";
+        results.push_back(run_matrix(file, spd.count(file) > 0, settings, exec, study_cases));
+        mark_fastest(study_cases, results.back().outcomes);
     }
-    std::ostringstream summary;
-    summary << "Solved (true relative residual <= " << 10 * settings.tolerance << "), executor " << exec->get_name() << ", "
-            << files.size() << " matrices:\n\n";
-    for (const auto& study_case : study_cases) {
-        const auto label = study_case.label();
-        summary << "- " << label << ": " << solved[label] << " / " << attempted[label]
-                << (study_case.solver.spd_only ? " (SPD matrices)" : "") << "; false convergences "
-                << false_convergences[label] << ", unsolved at iteration 0 " << stopped_at_start[label] << "\n";
-    }
-    summary << "\n(J = scalar Jacobi, BJ(k) = block-Jacobi with blocks of up to k rows, algorithm "
-            << settings.algorithm << "; sb = singular blocks split in halves)\n";
-    const auto report = summary.str() + "\n" + table.str();
+    const auto report = markdown_report(settings, exec->get_name(), study_cases, results);
     std::cout << report;
-    if (!settings.output.empty()) {
-        std::ofstream{settings.output} << report;
+    if (markdown_file.is_open()) {
+        markdown_file << report;
+    }
+    if (json_file.is_open()) {
+        json_file << json_report(settings, *exec, study_cases, results).dump(2) << '\n';
     }
     return 0;
 }
