@@ -4,7 +4,8 @@
 Usage: /usr/bin/python3 benchmark/plot.py benchmark/plots.json [--only NAME]
 (Debian's python3-matplotlib; paths in the specification are relative to the repository root).
 
-A specification holds a list "figures"; each figure names its "results" file, its "output" PNG, an "x"
+A specification holds a list "figures"; each figure names its "results" file (or a list of them, drawn together),
+its "output" PNG, an "x"
 field and one or more "panels", each with "y" fields (and optionally a "where" of its own). Field names are dotted paths into a case record
 ("size", "larch.gflops", "config.precision"). Cases are kept when every "where" field equals the given
 value (a list means any of those values, {"min": a, "max": b} a closed range); each distinct value of the "series" fields draws one line per y
@@ -89,9 +90,19 @@ def draw_panel(axes, cases, figure, panel):
     axes.legend(fontsize=7)
 
 
+def results_files(figure):
+    """The figure's result files: "results" names one, or a list of files whose cases are drawn together."""
+    files = figure["results"] if isinstance(figure["results"], list) else [figure["results"]]
+    return [os.path.join(repo_root, path) for path in files]
+
+
 def draw_figure(figure):
-    with open(os.path.join(repo_root, figure["results"])) as results_file:
-        results = json.load(results_file)
+    results = {"cases": []}
+    for path in results_files(figure):
+        with open(path) as results_file:
+            part = json.load(results_file)
+        results.setdefault("executors", part.get("executors", {}))
+        results["cases"] += part["cases"]
     cases = [case for case in results["cases"]
              if case.get("status", "ok") == "ok" and matches(case, figure.get("where", {}))]
     if not cases:
@@ -120,8 +131,9 @@ def main():
     for figure in figures:
         if arguments.only and figure["name"] != arguments.only:
             continue
-        if not os.path.exists(os.path.join(repo_root, figure["results"])):
-            print(f"skipped {figure['name']}: {figure['results']} does not exist", file=sys.stderr)
+        missing = [path for path in results_files(figure) if not os.path.exists(path)]
+        if missing:
+            print(f"skipped {figure['name']}: {', '.join(missing)} does not exist", file=sys.stderr)
             continue
         try:
             draw_figure(figure)
