@@ -6,7 +6,9 @@
 // ratio of the two over the converged items); the details count the items of every status.
 //
 // Batches ("batch" field): "heterogeneous" (`num_items` items drawn uniformly, seed 42, from the square
-// matrices of the matrix folder with at most `max_rows` rows) and "stencil" (`num_items` copies of the
+// matrices of the matrix folder with at most `max_rows` rows; with "pool": "solvable" only from those that
+// larch's single-system solver of the same description solves, b = ones and x0 = 0, so that the join has a
+// solution to reach; default "all") and "stencil" (`num_items` copies of the
 // 1D 3-point (`stencil`: "3pt", order `rows`) or 2D 5-point ("5pt", grid round(sqrt(rows))^2) Laplacian,
 // each item's values scaled by a random factor in [0.5, 1.5], so one size and pattern).
 //
@@ -23,7 +25,8 @@
 // preconditioner (scalar Jacobi = block-Jacobi with blocks of 1, block-Jacobi with the same bound) looped over the first `loop_items` items,
 // timed and extrapolated linearly to the batch (marked loop_extrapolated), and (unless "join_baseline" is
 // false: on a CPU it takes minutes at 10,000 items) the same solver on the block-diagonal join of the batch
-// (one matrix; it stops on the norm of the whole residual).
+// (one matrix; it stops on the norm of the whole residual, after at most "join_max_iterations", by default
+// the solver's own limit).
 #include <algorithm>
 #include <cmath>
 #include <filesystem>
@@ -60,12 +63,61 @@ struct SolverProblem {
     size_type rows = 0;
     size_type max_rows = 0;
     size_type nonzeros = 0;
+    /// Heterogeneous batches: the files the items were drawn from.
+    std::vector<std::string> pool;
 };
 
+/// The single-system description matching the batched one (scalar Jacobi = block-Jacobi of 1 x 1 blocks, the
+/// same BiCGSTAB).
+json single_system_description(const json& batched)
+{
+    json single = batched;
+    if (batched.contains("preconditioner")) {
+        const auto& preconditioner = batched.at("preconditioner");
+        const auto type = preconditioner.at("type").get<std::string>();
+        single["preconditioner"] =
+            type == "none" ? json{{"type", "none"}}
+                           : json{{"type", "block_jacobi"},
+                                  {"max_block_size", type == "jacobi" ? 1 : preconditioner.value("max_block_size", 32)}};
+    }
+    if (single.at("type") == "bicgstab") {
+        single["kappa"] = 0;  // batch::Bicgstab is van der Vorst's BiCGSTAB, without the omega safeguard
+    }
+    if (!single.contains("criteria")) {
+        single["criteria"] = json::object();
+    }
+    auto& criteria = single["criteria"];
+    if (!criteria.contains("max_iterations")) {
+        criteria["max_iterations"] = 100;
+    }
+    if (!criteria.contains("relative_residual") && !criteria.contains("absolute_residual")) {
+        criteria["relative_residual"] = 1e-8;
+    }
+    return single;
+}
+
+/// Whether larch's single-system solver of the batched description solves A x = ones from x0 = 0.
+template <typename V>
+bool single_system_solves(const CaseContext& context, const matrix_data<V, index_type>& data)
+{
+    const auto& exec = context.executor();
+    const auto description = single_system_description(context.fields().get_object("solver").get_json());
+    auto solver = config::create_solver_factory<V>(description, exec)
+                      ->generate(share(matrix::Csr<V, index_type>::create(exec, data)));
+    const std::vector<V> ones(data.size.rows, V{1});
+    auto b = matrix::Dense<V>::create(exec, dim2{data.size.rows, 1}, array<V>{exec, ones.begin(), ones.end()}, 1);
+    auto x = matrix::Dense<V>::create(exec, dim2{data.size.rows, 1});
+    x->fill(V{0});
+    solver->apply(b, x);
+    return solver->get_status().reason == stop::Reason::converged;
+}
+
+/// The items, drawn from the matrices whose file names end up in `pool_names`.
 template <typename V>
 std::vector<matrix_data<V, index_type>> heterogeneous_items(const CaseContext& context, size_type num_items,
-                                                            std::mt19937& engine)
+                                                            std::mt19937& engine, std::vector<std::string>& pool_names)
 {
+    const bool solvable_only = context.fields().get_string("pool", "all") == "solvable";
     const auto max_rows = static_cast<size_type>(context.fields().get_integer("max_rows", 1024, 1, max_integer));
     std::vector<std::string> files;
     std::error_code error;
@@ -79,12 +131,15 @@ std::vector<matrix_data<V, index_type>> heterogeneous_items(const CaseContext& c
     std::vector<matrix_data<V, index_type>> pool;
     for (const auto& file : files) {
         auto data = io::read_matrix_market_data<V, index_type>(file);
-        if (data.size.rows <= max_rows && data.size.rows == data.size.cols) {
+        if (data.size.rows <= max_rows && data.size.rows == data.size.cols &&
+            (!solvable_only || single_system_solves(context, data))) {
             pool.push_back(std::move(data));
+            pool_names.push_back(std::filesystem::path{file}.filename().string());
         }
     }
     if (pool.empty()) {
-        throw CaseSkipped("no square matrix with at most " + std::to_string(max_rows) + " rows in " +
+        throw CaseSkipped("no square matrix with at most " + std::to_string(max_rows) + " rows" +
+                          (solvable_only ? " that the single-system solver solves" : "") + " in " +
                           context.matrix_dir());
     }
     std::uniform_int_distribution<size_type> pick{0, pool.size() - 1};
@@ -124,8 +179,13 @@ const SolverProblem<V>& load_problem(const CaseContext& context)
     const auto& fields = context.fields();
     auto key_fields = fields.get_json();
     for (const auto& common : {"solver", "format", "executor", "repetitions", "warmup", "name", "baselines",
-                               "join_baseline", "loop_items"}) {
+                               "join_baseline", "join_max_iterations", "loop_items"}) {
         key_fields.erase(common);
+    }
+    if (fields.get_string("pool", "all") == "solvable") {
+        // the pool depends on the solver and the executor that ran the single-system solves
+        key_fields["solver"] = fields.get_object("solver").get_json();
+        key_fields["executor"] = context.executor()->get_name();
     }
     const auto key = key_fields.dump() + "@" + context.matrix_dir();
     if (problem.key == key) {
@@ -135,8 +195,9 @@ const SolverProblem<V>& load_problem(const CaseContext& context)
     const auto num_items = static_cast<size_type>(fields.get_integer("num_items", 1));
     std::mt19937 engine{42};
     if (fields.get_string("batch") == "heterogeneous") {
-        problem.items = heterogeneous_items<V>(context, num_items, engine);
-        problem.name = "shared matrices, rows <= " + std::to_string(fields.get_integer("max_rows", 1024, 1, max_integer));
+        problem.items = heterogeneous_items<V>(context, num_items, engine, problem.pool);
+        problem.name = std::string{fields.get_string("pool", "all") == "solvable" ? "solvable " : ""} +
+                       "shared matrices, rows <= " + std::to_string(fields.get_integer("max_rows", 1024, 1, max_integer));
     } else {
         const auto kind = fields.get_string("stencil", "3pt");
         const auto base = stencil<V>(kind, static_cast<size_type>(fields.get_integer("rows", 1, max_integer)));
@@ -212,35 +273,6 @@ bool vectors_in_shared_memory(const Executor& exec, size_type max_rows, double v
     return bytes <= double(gpu->get_shared_memory_per_block());
 }
 
-/// The single-system description matching the batched one (scalar Jacobi = block-Jacobi of 1 x 1 blocks, the
-/// same BiCGSTAB).
-json single_system_description(const json& batched)
-{
-    json single = batched;
-    if (batched.contains("preconditioner")) {
-        const auto& preconditioner = batched.at("preconditioner");
-        const auto type = preconditioner.at("type").get<std::string>();
-        single["preconditioner"] =
-            type == "none" ? json{{"type", "none"}}
-                           : json{{"type", "block_jacobi"},
-                                  {"max_block_size", type == "jacobi" ? 1 : preconditioner.value("max_block_size", 32)}};
-    }
-    if (single.at("type") == "bicgstab") {
-        single["kappa"] = 0;  // batch::Bicgstab is van der Vorst's BiCGSTAB, without the omega safeguard
-    }
-    if (!single.contains("criteria")) {
-        single["criteria"] = json::object();
-    }
-    auto& criteria = single["criteria"];
-    if (!criteria.contains("max_iterations")) {
-        criteria["max_iterations"] = 100;
-    }
-    if (!criteria.contains("relative_residual") && !criteria.contains("absolute_residual")) {
-        criteria["relative_residual"] = 1e-8;
-    }
-    return single;
-}
-
 double median(std::vector<double> seconds)
 {
     std::sort(seconds.begin(), seconds.end());
@@ -283,8 +315,13 @@ void measure_baselines(const CaseContext& context, const SolverProblem<V>& probl
         return;
     }
 
+    // The join may get more iterations than an item ("join_max_iterations"), so that its time to solution
+    // is measured where it needs more than the hardest item.
+    auto join_description = description;
+    join_description["criteria"]["max_iterations"] = context.fields().get_integer(
+        "join_max_iterations", description.at("criteria").at("max_iterations").get<long long>(), 1, max_integer);
     auto joined = join_block_diagonal(problem.items);
-    auto join_solver = factory->generate(share(matrix::Csr<V, index_type>::create(
+    auto join_solver = config::create_solver_factory<V>(join_description, exec)->generate(share(matrix::Csr<V, index_type>::create(
         exec, dim2{problem.rows, problem.rows}, array<V>{exec, joined.values.begin(), joined.values.end()},
         array<index_type>{exec, joined.col_idxs.begin(), joined.col_idxs.end()},
         array<index_type>{exec, joined.row_ptrs.begin(), joined.row_ptrs.end()})));
@@ -298,6 +335,7 @@ void measure_baselines(const CaseContext& context, const SolverProblem<V>& probl
     const auto status = join_solver->get_status();
     details["join_seconds"] = join_seconds;
     details["join_iterations"] = status.iterations;
+    details["join_max_iterations"] = join_description["criteria"]["max_iterations"];
     details["join_stop_reason"] = stop::to_string(status.reason);
     details["speedup_vs_join"] = batched_seconds > 0 ? join_seconds / batched_seconds : 0.0;
 }
@@ -324,6 +362,9 @@ CaseResult run_batch_solver(const CaseContext& context)
                           {"format", format},   {"solver", description},
                           {"num_items", num_items}, {"rows", problem.rows},
                           {"max_rows", problem.max_rows}, {"nonzeros", problem.nonzeros}};
+    if (!problem.pool.empty()) {
+        result.details["pool"] = problem.pool;
+    }
     std::vector<double> item_bytes;
     const auto a = create_batch<V>(format, exec, problem, item_bytes, result.details);
     const auto solver = config::create_batch_solver_factory<V>(description, exec)->generate_solver(a);
@@ -417,6 +458,9 @@ void validate_batch_solver(const Fields& fields)
     fields.get_integer("loop_items", 20, 1, max_integer);
     fields.get_bool("baselines", false);
     fields.get_bool("join_baseline", true);
+    if (fields.has("join_max_iterations")) {
+        fields.get_integer("join_max_iterations", 1, 1, max_integer);
+    }
     if (kind == "stencil") {
         const auto stencil_kind = fields.get_string("stencil", "3pt");
         if (stencil_kind != "3pt" && stencil_kind != "5pt") {
@@ -425,6 +469,10 @@ void validate_batch_solver(const Fields& fields)
         fields.get_integer("rows", 1, max_integer);
     } else {
         fields.get_integer("max_rows", 1024, 1, max_integer);
+        const auto pool = fields.get_string("pool", "all");
+        if (pool != "all" && pool != "solvable") {
+            fields.fail("pool", "must be \"all\" or \"solvable\", not \"" + pool + "\"");
+        }
     }
     // The description is checked by the library's own reader (BadInput naming the JSON path).
     try {
@@ -440,8 +488,8 @@ const bool registered = register_operation(
      "batched Krylov solve (batch::Cg, Bicgstab, Gmres) of variable-size sparse items, each converging on "
      "its own; optional baselines: larch's single-system solver looped over items and on the block-diagonal "
      "join",
-     {"batch", "solver", "format", "num_items", "max_rows", "stencil", "rows", "baselines", "join_baseline",
-      "loop_items"},
+     {"batch", "solver", "format", "num_items", "max_rows", "pool", "stencil", "rows", "baselines", "join_baseline",
+      "join_max_iterations", "loop_items"},
      // solver and format last: the cases of one batch run one after the other and share its setup.
      {"num_items", "rows", "stencil", "solver", "format"},
      validate_batch_solver,
