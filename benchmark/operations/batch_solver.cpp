@@ -18,8 +18,8 @@
 // BiCGSTAB two; the Krylov vectors count only when they live in global memory (the CUDA kernels' rule for
 // the shared-memory workspace is mirrored below), then with the method's vector accesses per iteration
 // (CG 18, BiCGSTAB 31, GMRES(m) 1.5 m + 8 on average over a cycle; one more per Jacobi scaling);
-// block-Jacobi reads its block inverses and 16 bytes of per-row indices once per application (one per
-// SpMV). Flops: the SpMVs only (2 per nonzero).
+// block-Jacobi reads its block inverses and 16 bytes of per-row indices (20 with a row-matched item) once
+// per application (one per SpMV). Flops: the SpMVs only (2 per nonzero).
 //
 // Baselines ("baselines": true): larch's single-system solver of the same type, criteria and
 // preconditioner (scalar Jacobi = block-Jacobi with blocks of 1, block-Jacobi with the same bound) looped over the first `loop_items` items,
@@ -414,8 +414,10 @@ CaseResult run_batch_solver(const CaseContext& context)
     const bool in_shared = vectors_in_shared_memory<V>(*exec, problem.max_rows, vectors, scalars);
     const double accesses = (type == "cg" ? 18.0 : type == "bicgstab" ? 31.0 : 1.5 * m + 8.0) +
                             (jacobi ? spmvs : 0.0);
-    // Block-Jacobi reads every block inverse and three per-row indices once per application.
-    const double block_bytes = double(solver->get_num_block_values()) * sizeof(V) + double(problem.rows) * 16.0;
+    // Block-Jacobi reads every block inverse and three per-row indices once per application, and a fourth (the
+    // row matching) where an item is matched.
+    const double index_bytes = solver->get_num_row_matched_items() > 0 ? 20.0 : 16.0;
+    const double block_bytes = double(solver->get_num_block_values()) * sizeof(V) + double(problem.rows) * index_bytes;
     double total_iterations = 0.0;
     for (size_type item = 0; item < num_items; ++item) {
         const double iterations = double(solve.get_iterations(item));
@@ -437,6 +439,7 @@ CaseResult run_batch_solver(const CaseContext& context)
     result.details["vectors_in_shared_memory"] = in_shared;
     result.details["blocks"] = solver->get_num_blocks();
     result.details["singular_blocks"] = solver->get_num_singular_blocks();
+    result.details["row_matched_items"] = solver->get_num_row_matched_items();
     result.details["seconds_per_item_iteration"] = total_iterations > 0 ? seconds / total_iterations : 0.0;
     if (fields.get_bool("baselines", false)) {
         measure_baselines<V>(context, problem, description, seconds, result.details);

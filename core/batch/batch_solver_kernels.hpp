@@ -46,6 +46,8 @@ struct SolveOutputs {
     const std::int32_t* block_sizes;
     const std::int64_t* block_inverse_rows;
     const T* block_inverses;
+    /// block_jacobi with a row-matched item (else null): per row of the batch, its item's row matching.
+    const std::int32_t* block_gather_rows;
 };
 
 }  // namespace batch

@@ -203,6 +203,7 @@ struct BlockItem {
     const std::int32_t* block_sizes;
     const std::int64_t* block_inverse_rows;
     const T* block_inverses;
+    const std::int32_t* block_gather_rows;
     T* history;
     T* scalar_storage;
 
@@ -236,8 +237,8 @@ struct BlockItem {
         for_rows([=, &self](int row) {
             out[row] = self.block_inverses
                            ? ::larch::batch::item::block_row_product(
-                                 self.block_inverses + self.block_inverse_rows[row],
-                                 in + self.block_first_rows[row], self.block_sizes[row])
+                                 self.block_inverses + self.block_inverse_rows[row], in,
+                                 self.block_first_rows[row], self.block_gather_rows, self.block_sizes[row])
                        : scales ? scales[row] * in[row]
                                 : in[row];
         });
@@ -317,6 +318,9 @@ __global__ void __launch_bounds__(block_size)
                                                     blocks ? outputs.block_sizes + offset : nullptr,
                                                     blocks ? outputs.block_inverse_rows + offset : nullptr,
                                                     outputs.block_inverses,
+                                                    blocks && outputs.block_gather_rows
+                                                        ? outputs.block_gather_rows + offset
+                                                        : nullptr,
                                                     history,
                                                     scalars};
     const item_algorithms::ItemCriterion<T> criterion{

@@ -201,6 +201,43 @@ TEST(BatchBicgstabReference, BlockJacobiOfNonsymmetricBlocksSolvesABlockDiagonal
     }
 }
 
+TEST(BatchBicgstabReference, BlockJacobiMatchesTheRowsOfAnItemWithZeroDiagonalBlocks)
+{
+    // A = [[0, B], [C, 0]] with B = [[5, 1], [2, 6]] and C = [[4, 1], [1, 3]]: both 2 x 2 diagonal blocks of A
+    // are zero. The maximum product matching takes rows 2, 3, 0, 1 (products 4 * 3 * 5 * 6), so P A =
+    // [[C, 0], [0, B]], whose blocks of bound 2 are C and B: the preconditioner is (P A)^-1 P = A^-1 and
+    // BiCGSTAB finishes in its first iteration. The second item (A's own diagonal is nonzero) is not matched.
+    matrix_data<double> zero_diagonal{larch::dim2{4, 4}};
+    for (const auto& [r, c, v] : std::vector<std::tuple<std::int32_t, std::int32_t, double>>{
+             {0, 2, 5.0}, {0, 3, 1.0}, {1, 2, 2.0}, {1, 3, 6.0}, {2, 0, 4.0}, {2, 1, 1.0}, {3, 0, 1.0}, {3, 1, 3.0}}) {
+        zero_diagonal.entries.push_back({r, c, v});
+    }
+    matrix_data<double> regular{larch::dim2{2, 2}, {{0, 0, 4.0}, {0, 1, 1.0}, {1, 0, 1.0}, {1, 1, 3.0}}};
+    const std::vector<matrix_data<double>> items{zero_diagonal, regular};
+    auto a = larch::share(larch::batch::Csr<double>::create(ref, items));
+    const auto b = Vector<double>::create(ref, larch::test::item_rows(items), 1, rhs_of_known_solution(items));
+    auto x = zeros(items);
+    auto solver = larch::batch::Bicgstab<double>::build()
+                      .with_tolerance(1e-13)
+                      .with_preconditioner(ItemPreconditioner::block_jacobi)
+                      .with_max_block_size(2)
+                      .on(ref)
+                      ->generate(a);
+    EXPECT_EQ(solver->get_num_row_matched_items(), 1u);
+    EXPECT_EQ(solver->get_num_blocks(), 3u);
+    EXPECT_EQ(solver->get_num_singular_blocks(), 0u);
+    solver->apply(*b, *x);
+    const auto result = solver->get_result();
+    for (size_type item = 0; item < 2; ++item) {
+        EXPECT_EQ(result.get_status(item), ItemStatus::converged) << item;
+        EXPECT_EQ(result.get_iterations(item), 1u) << item;
+        const auto xi = x->copy_item_to_host(item);
+        for (size_type r = 0; r < xi.size(); ++r) {
+            EXPECT_NEAR(xi[r], static_cast<double>(r + 1), 1e-12) << item;
+        }
+    }
+}
+
 TEST(BatchCgReference, BlockJacobiFallsBackToScalarJacobiOnASingularBlock)
 {
     // The first diagonal block [[1, 1], [1, 1]] (a supervariable of two rows) is singular: Gauss-Jordan

@@ -100,6 +100,8 @@ struct HostItem {
     const std::int32_t* block_sizes;
     const std::int64_t* block_inverse_rows;
     const T* block_inverses;
+    /// The item's row matching, or null (see ItemBlockJacobi::gather_rows).
+    const std::int32_t* block_gather_rows;
     /// max_iterations + 1 history entries, or null.
     T* history;
     T* scalar_storage;
@@ -131,8 +133,8 @@ struct HostItem {
     /// Row `row` of the block inverse times the block's part of `in`.
     T apply_block_row(int row, const T* in) const
     {
-        return block_row_product(block_inverses + block_inverse_rows[row], in + block_first_rows[row],
-                                 block_sizes[row]);
+        return block_row_product(block_inverses + block_inverse_rows[row], in, block_first_rows[row],
+                                 block_gather_rows, block_sizes[row]);
     }
     void record(int iteration, T norm) const
     {
@@ -183,6 +185,8 @@ void solve_on_host(const Matrix& a, size_type index, const SolveSettings& settin
                                   blocks ? outputs.block_sizes + row_offset : nullptr,
                                   blocks ? outputs.block_inverse_rows + row_offset : nullptr,
                                   blocks ? outputs.block_inverses : nullptr,
+                                  blocks && outputs.block_gather_rows ? outputs.block_gather_rows + row_offset
+                                                                      : nullptr,
                                   history,
                                   workspace.data() + vectors * rows + scales};
     const ItemCriterion<T> criterion{outputs.tolerances[index], settings.absolute_tolerance,

@@ -3,20 +3,77 @@
 #include "core/batch/solver/item_block_jacobi.hpp"
 
 #include <algorithm>
+#include <numeric>
 
 #include "core/components/instantiation.hpp"
 #include "core/preconditioner/block_jacobi_item_algorithms.hpp"
+#include "core/preconditioner/row_matching.hpp"
 #include "larch/batch/dense.hpp"
 #include "larch/batch/gauss_jordan.hpp"
+#include "larch/matrix/csr.hpp"
 
 namespace larch {
 namespace batch {
+namespace {
+
+/// Whether the item has a zero or missing diagonal entry (duplicates summed).
+template <typename T, typename I>
+bool has_zero_diagonal(const matrix_data<T, I>& item)
+{
+    std::vector<T> diagonal(item.size.rows, T{});
+    for (const auto& e : item.entries) {
+        if (e.row == e.col) {
+            diagonal[static_cast<size_type>(e.row)] += e.value;
+        }
+    }
+    return std::find(diagonal.begin(), diagonal.end(), T{}) != diagonal.end();
+}
+
+/// P A for the maximum product row matching P of `item`; row_of_position receives P (row k of P A is row
+/// row_of_position[k] of A).
+template <typename T, typename I>
+matrix_data<T, I> match_rows(const matrix_data<T, I>& item, std::vector<I>& row_of_position)
+{
+    const auto host = ReferenceExecutor::create();
+    row_of_position = preconditioner::find_maximum_product_matching(*matrix::Csr<T, I>::create(host, item));
+    std::vector<I> position_of_row(row_of_position.size());
+    for (size_type k = 0; k < row_of_position.size(); ++k) {
+        position_of_row[static_cast<size_type>(row_of_position[k])] = static_cast<I>(k);
+    }
+    auto permuted = item;
+    for (auto& e : permuted.entries) {
+        e.row = position_of_row[static_cast<size_type>(e.row)];
+    }
+    return permuted;
+}
+
+}  // namespace
 
 template <typename T, typename I>
 ItemBlockJacobi<T> generate_item_block_jacobi(std::shared_ptr<const Executor> exec,
                                               const std::vector<matrix_data<T, I>>& items,
                                               size_type max_block_size)
 {
+    // The items whose diagonal blocks would be singular are replaced by P_i A_i (the others are used as given).
+    std::vector<matrix_data<T, I>> matched_items;
+    std::vector<bool> matched(items.size());
+    std::vector<std::int32_t> gather_rows;
+    std::vector<I> row_of_position;
+    for (size_type i = 0; i < items.size(); ++i) {
+        row_of_position.resize(items[i].size.rows);
+        std::iota(row_of_position.begin(), row_of_position.end(), I{0});
+        matched[i] = has_zero_diagonal(items[i]);
+        if (matched[i]) {
+            matched_items.push_back(match_rows(items[i], row_of_position));
+        }
+        for (const auto row : row_of_position) {
+            gather_rows.push_back(static_cast<std::int32_t>(row));
+        }
+    }
+    std::vector<const matrix_data<T, I>*> block_items;
+    for (size_type i = 0, next = 0; i < items.size(); ++i) {
+        block_items.push_back(matched[i] ? &matched_items[next++] : &items[i]);
+    }
     // First pass: each item's blocks, so that the blocks of the whole batch are allocated once (growing one
     // vector of gigabytes by doubling spent most of the setup in copies and page faults).
     std::vector<std::vector<size_type>> item_offsets;
@@ -24,10 +81,10 @@ ItemBlockJacobi<T> generate_item_block_jacobi(std::shared_ptr<const Executor> ex
     std::vector<dim2> sizes;
     size_type total_values = 0;
     size_type total_rows = 0;
-    for (const auto& item : items) {
-        const auto n = item.size.rows;
+    for (const auto* item : block_items) {
+        const auto n = item->size.rows;
         std::vector<std::vector<I>> patterns(n);
-        for (const auto& e : item.entries) {
+        for (const auto& e : item->entries) {
             patterns[static_cast<size_type>(e.row)].push_back(e.col);
         }
         for (auto& pattern : patterns) {
@@ -68,7 +125,7 @@ ItemBlockJacobi<T> generate_item_block_jacobi(std::shared_ptr<const Executor> ex
     for (size_type i = 0; i < items.size(); ++i) {
         const auto& offsets = item_offsets[i];
         const auto num_blocks = offsets.size() - 1;
-        block_of_row.resize(items[i].size.rows);
+        block_of_row.resize(block_items[i]->size.rows);
         block_starts.resize(num_blocks);
         for (size_type block = 0; block < num_blocks; ++block) {
             std::fill(block_of_row.begin() + static_cast<std::ptrdiff_t>(offsets[block]),
@@ -84,13 +141,13 @@ ItemBlockJacobi<T> generate_item_block_jacobi(std::shared_ptr<const Executor> ex
             at = block_starts[block] + (c - first) * order + (r - first);
             return c >= first && c < first + order;
         };
-        for (const auto& e : items[i].entries) {
+        for (const auto& e : block_items[i]->entries) {
             size_type at = 0;
             if (position(static_cast<size_type>(e.row), static_cast<size_type>(e.col), at)) {
                 blocks[at] += e.value;
             }
         }
-        for (size_type r = 0; r < items[i].size.rows; ++r) {
+        for (size_type r = 0; r < block_items[i]->size.rows; ++r) {
             size_type at = 0;
             position(r, r, at);
             const auto block = block_of_row[r];
@@ -102,6 +159,10 @@ ItemBlockJacobi<T> generate_item_block_jacobi(std::shared_ptr<const Executor> ex
     }
     ItemBlockJacobi<T> result;
     result.num_blocks = sizes.size();
+    result.num_matched_items = matched_items.size();
+    if (!matched_items.empty()) {
+        result.gather_rows = array<std::int32_t>{exec, gather_rows.begin(), gather_rows.end()};
+    }
     // The blocks go to the executor once and are inverted there in place (a batch::Dense viewing them as
     // row-major matrices, that is as the transposed blocks, whose inverses are the wanted column-major ones).
     result.inverses = array<T>{exec, blocks.begin(), blocks.end()};

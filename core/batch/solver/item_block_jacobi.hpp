@@ -3,6 +3,11 @@
 // the batched Gauss-Jordan kernels (batch::invert) on the solver's executor, and stored per row for the
 // solve kernels' preconditioner apply (out[r] = sum_j inverse(r - first, j) in[first + j]).
 //
+// An item with a zero or missing diagonal entry gets the blocks of P_i A_i instead, P_i its maximum product
+// row matching (as preconditioner::BlockJacobi's automatic row matching): its diagonal blocks of A_i would
+// be singular, so scalar Jacobi with unit diagonals would be all that is left. The apply then reads
+// in[gather[first + j]] (P_i in) in place of in[first + j].
+//
 // Each inverse is stored column-major: the GPU applies it with one thread per row, and column-major
 // storage makes a warp's consecutive rows of a block read consecutive words at every step j (row-major,
 // each thread read its own 256-byte row, 32 cache lines per load instruction). The blocks are inverted
@@ -29,7 +34,12 @@ struct ItemBlockJacobi {
     /// `order` values further per column (column-major blocks, see block_row_product).
     array<std::int64_t> inverse_rows;
     array<T> inverses;
+    /// Per row of the batch, the item-local row that row k of P_i in comes from (identity outside the matched
+    /// items); empty when no item is matched.
+    array<std::int32_t> gather_rows;
     size_type num_blocks = 0;
+    /// Items whose blocks are those of P_i A_i.
+    size_type num_matched_items = 0;
     /// Blocks Gauss-Jordan found singular: they fall back to scalar Jacobi (the inverted diagonal, 1 where
     /// an entry is zero), so a singular block never stops its item's solve.
     size_type num_singular_blocks = 0;

@@ -60,11 +60,13 @@ LARCH_HOST_DEVICE T jacobi_scale(T diagonal_entry)
 }
 
 /// The product of one row of a column-major block inverse (its entry j at inverse_row[j * order]) with the
-/// block's part of a vector, summed in column order. The entries are loaded eight at a time before any is
-/// used: on a GPU, a loop bounded by the run-time order keeps one load per thread in flight, and the
-/// inverses, read once per application, come from memory.
+/// block's part of a vector, rows first_row..first_row + order - 1 of `in`, or of P in where `gather` (the
+/// item's row matching: row k of P in is row gather[k] of in) is not null; summed in column order. The
+/// entries are loaded eight at a time before any is used: on a GPU, a loop bounded by the run-time order
+/// keeps one load per thread in flight, and the inverses, read once per application, come from memory.
 template <typename T>
-LARCH_HOST_DEVICE T block_row_product(const T* inverse_row, const T* block_in, int order)
+LARCH_HOST_DEVICE T block_row_product(const T* inverse_row, const T* in, int first_row, const std::int32_t* gather,
+                                      int order)
 {
     constexpr int chunk = 8;
     T sum{};
@@ -74,7 +76,8 @@ LARCH_HOST_DEVICE T block_row_product(const T* inverse_row, const T* block_in, i
             entries[k] = first + k < order ? inverse_row[static_cast<std::ptrdiff_t>(first + k) * order] : T{};
         }
         for (int k = 0; k < chunk && first + k < order; ++k) {
-            sum += entries[k] * block_in[first + k];
+            const int row = first_row + first + k;
+            sum += entries[k] * in[gather ? gather[row] : row];
         }
     }
     return sum;

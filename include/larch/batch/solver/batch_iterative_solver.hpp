@@ -190,6 +190,10 @@ public:
     /// (those fall back to scalar Jacobi); 0 otherwise.
     size_type get_num_blocks() const noexcept;
     size_type get_num_singular_blocks() const noexcept;
+    /// With block_jacobi: the items with a zero or missing diagonal entry, whose blocks are those of P_i A_i
+    /// for their maximum product row matching P_i (as preconditioner::BlockJacobi's automatic row matching);
+    /// 0 otherwise.
+    size_type get_num_row_matched_items() const noexcept;
     /// With block_jacobi: the values of all block inverses (sum of the blocks' orders squared); else 0.
     size_type get_num_block_values() const noexcept;
     /// Attaches a logger; it is told about every later apply.
