@@ -438,6 +438,7 @@ CaseResult run_batch_solver(const CaseContext& context)
     result.details["max_iterations_of_an_item"] = solve.get_max_iterations();
     result.details["vectors_in_shared_memory"] = in_shared;
     result.details["blocks"] = solver->get_num_blocks();
+    result.details["split_blocks"] = solver->get_num_split_blocks();
     result.details["singular_blocks"] = solver->get_num_singular_blocks();
     result.details["row_matched_items"] = solver->get_num_row_matched_items();
     result.details["seconds_per_item_iteration"] = total_iterations > 0 ? seconds / total_iterations : 0.0;

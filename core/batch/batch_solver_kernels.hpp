@@ -46,8 +46,10 @@ struct SolveOutputs {
     const std::int32_t* block_sizes;
     const std::int64_t* block_inverse_rows;
     const T* block_inverses;
-    /// block_jacobi with a row-matched item (else null): per row of the batch, its item's row matching.
+    /// block_jacobi with a row-matched item (else null): per row of the batch, its item's row matching, and
+    /// per item whether it is matched (the others read their rows directly).
     const std::int32_t* block_gather_rows;
+    const std::uint8_t* block_item_matched;
 };
 
 }  // namespace batch

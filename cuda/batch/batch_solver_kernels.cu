@@ -318,7 +318,8 @@ __global__ void __launch_bounds__(block_size)
                                                     blocks ? outputs.block_sizes + offset : nullptr,
                                                     blocks ? outputs.block_inverse_rows + offset : nullptr,
                                                     outputs.block_inverses,
-                                                    blocks && outputs.block_gather_rows
+                                                    blocks && outputs.block_gather_rows &&
+                                                            outputs.block_item_matched[index]
                                                         ? outputs.block_gather_rows + offset
                                                         : nullptr,
                                                     history,

@@ -238,10 +238,11 @@ TEST(BatchBicgstabReference, BlockJacobiMatchesTheRowsOfAnItemWithZeroDiagonalBl
     }
 }
 
-TEST(BatchCgReference, BlockJacobiFallsBackToScalarJacobiOnASingularBlock)
+TEST(BatchCgReference, BlockJacobiSplitsASingularBlockInHalves)
 {
     // The first diagonal block [[1, 1], [1, 1]] (a supervariable of two rows) is singular: Gauss-Jordan
-    // reports it, it becomes scalar Jacobi (diag(1, 1)^-1), and CG still solves the consistent system.
+    // reports it, it is split into the regular 1 x 1 blocks [1] and [1] (as preconditioner::BlockJacobi
+    // splits), and CG still solves the consistent system.
     matrix_data<double> item{larch::dim2{4, 4}};
     for (const auto& [r, c, v] : std::vector<std::tuple<std::int32_t, std::int32_t, double>>{
              {0, 0, 1.0}, {0, 1, 1.0}, {1, 0, 1.0}, {1, 1, 1.0}, {2, 2, 4.0}, {2, 3, 1.0}, {3, 2, 1.0}, {3, 3, 4.0}}) {
@@ -255,11 +256,30 @@ TEST(BatchCgReference, BlockJacobiFallsBackToScalarJacobiOnASingularBlock)
                       .with_max_block_size(2)
                       .on(ref)
                       ->generate(a);
-    EXPECT_EQ(solver->get_num_blocks(), 2u);
-    EXPECT_EQ(solver->get_num_singular_blocks(), 1u);
+    EXPECT_EQ(solver->get_num_blocks(), 3u);
+    EXPECT_EQ(solver->get_num_split_blocks(), 1u);
+    EXPECT_EQ(solver->get_num_singular_blocks(), 0u);
+    EXPECT_EQ(solver->get_num_row_matched_items(), 0u);
     solver->apply(*b, *x);
     // b lies in the range of A (x = (1, 1, 1, 1) solves it): the singular block does not stop the item.
     EXPECT_EQ(solver->get_result().get_status(0), ItemStatus::converged);
+}
+
+TEST(BatchCgReference, BlockJacobiFallsBackToScalarJacobiOnAZeroRowLeftAfterTheMatching)
+{
+    // Row 1 is empty, so no matching gives A a nonzero diagonal: the blocks of P A (bound 2) are split until
+    // the 1 x 1 block of the zero row is left, which falls back to scalar Jacobi with 1. x = 0 solves b = 0.
+    matrix_data<double> item{larch::dim2{2, 2}, {{0, 0, 2.0}, {0, 1, 1.0}}};
+    auto a = larch::share(larch::batch::Csr<double>::create(ref, {item}));
+    auto solver = larch::batch::Cg<double>::build()
+                      .with_preconditioner(ItemPreconditioner::block_jacobi)
+                      .with_max_block_size(2)
+                      .on(ref)
+                      ->generate(a);
+    EXPECT_EQ(solver->get_num_row_matched_items(), 1u);
+    EXPECT_EQ(solver->get_num_split_blocks(), 1u);
+    EXPECT_EQ(solver->get_num_singular_blocks(), 1u);
+    EXPECT_EQ(solver->get_num_blocks(), 2u);
 }
 
 /// A batch where every item fails or succeeds in its own way, with the expected status of each.

@@ -144,6 +144,12 @@ size_type BatchIterativeSolver<T>::get_num_block_values() const noexcept
 }
 
 template <typename T>
+size_type BatchIterativeSolver<T>::get_num_split_blocks() const noexcept
+{
+    return block_jacobi_ ? block_jacobi_->num_split_blocks : 0;
+}
+
+template <typename T>
 size_type BatchIterativeSolver<T>::get_num_row_matched_items() const noexcept
 {
     return block_jacobi_ ? block_jacobi_->num_matched_items : 0;
@@ -219,6 +225,9 @@ void BatchIterativeSolver<T>::apply_impl(const Vector<T>& b, Vector<T>& x) const
                                   block_jacobi_ ? block_jacobi_->inverses.get_const_data() : nullptr,
                                   block_jacobi_ && block_jacobi_->gather_rows.get_size() > 0
                                       ? block_jacobi_->gather_rows.get_const_data()
+                                      : nullptr,
+                                  block_jacobi_ && block_jacobi_->gather_rows.get_size() > 0
+                                      ? block_jacobi_->item_matched.get_const_data()
                                       : nullptr};
     const SolveSettings settings{method_,
                                  parameters_.preconditioner,

@@ -185,8 +185,9 @@ void solve_on_host(const Matrix& a, size_type index, const SolveSettings& settin
                                   blocks ? outputs.block_sizes + row_offset : nullptr,
                                   blocks ? outputs.block_inverse_rows + row_offset : nullptr,
                                   blocks ? outputs.block_inverses : nullptr,
-                                  blocks && outputs.block_gather_rows ? outputs.block_gather_rows + row_offset
-                                                                      : nullptr,
+                                  blocks && outputs.block_gather_rows && outputs.block_item_matched[index]
+                                      ? outputs.block_gather_rows + row_offset
+                                      : nullptr,
                                   history,
                                   workspace.data() + vectors * rows + scales};
     const ItemCriterion<T> criterion{outputs.tolerances[index], settings.absolute_tolerance,

@@ -37,11 +37,16 @@ struct ItemBlockJacobi {
     /// Per row of the batch, the item-local row that row k of P_i in comes from (identity outside the matched
     /// items); empty when no item is matched.
     array<std::int32_t> gather_rows;
+    /// Per item, 1 where it is matched (its apply gathers through gather_rows); empty with gather_rows.
+    array<std::uint8_t> item_matched;
     size_type num_blocks = 0;
     /// Items whose blocks are those of P_i A_i.
     size_type num_matched_items = 0;
-    /// Blocks Gauss-Jordan found singular: they fall back to scalar Jacobi (the inverted diagonal, 1 where
-    /// an entry is zero), so a singular block never stops its item's solve.
+    /// Blocks of several rows Gauss-Jordan found singular, each split in halves (and its halves again, until
+    /// they are regular or 1 x 1), as preconditioner::BlockJacobi splits them.
+    size_type num_split_blocks = 0;
+    /// Singular 1 x 1 blocks left after the splits (a zero or non-finite diagonal entry): they fall back to
+    /// scalar Jacobi (1 / a_ii, 1 where a_ii = 0), so a singular block never stops its item's solve.
     size_type num_singular_blocks = 0;
 };
 

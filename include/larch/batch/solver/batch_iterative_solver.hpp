@@ -186,9 +186,12 @@ public:
     const batch_common_parameters& get_common_parameters() const noexcept { return parameters_; }
     /// The per-item results of the last apply that finished (empty before the first).
     BatchSolveResult get_result() const;
-    /// With block_jacobi: how many diagonal blocks all items have, and how many of them were singular
-    /// (those fall back to scalar Jacobi); 0 otherwise.
+    /// With block_jacobi: how many diagonal blocks all items have; how many blocks of several rows were
+    /// singular and split in halves (until the pieces are regular or 1 x 1, as preconditioner::BlockJacobi
+    /// does); how many 1 x 1 blocks are singular (a zero diagonal entry: they fall back to scalar Jacobi with
+    /// 1); 0 otherwise.
     size_type get_num_blocks() const noexcept;
+    size_type get_num_split_blocks() const noexcept;
     size_type get_num_singular_blocks() const noexcept;
     /// With block_jacobi: the items with a zero or missing diagonal entry, whose blocks are those of P_i A_i
     /// for their maximum product row matching P_i (as preconditioner::BlockJacobi's automatic row matching);
