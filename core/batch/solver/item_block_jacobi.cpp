@@ -1,5 +1,5 @@
-// Block-Jacobi per item of a batched solve: supervariable blocking and extraction on the host, inversion of
-// all blocks of all items in one batched Gauss-Jordan call on the executor.
+// Block-Jacobi per item of a batched solve: row matching, supervariable blocking and extraction on the host,
+// inversion of all blocks of all items in one batched Gauss-Jordan call on the executor per round of splits.
 #include "core/batch/solver/item_block_jacobi.hpp"
 
 #include <algorithm>
