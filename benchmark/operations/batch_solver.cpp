@@ -96,14 +96,12 @@ json single_system_description(const json& batched)
     return single;
 }
 
-/// Whether larch's single-system solver of the batched description solves A x = ones from x0 = 0.
+/// Whether `factory`'s solver solves A x = ones from x0 = 0 on `exec`.
 template <typename V>
-bool single_system_solves(const CaseContext& context, const matrix_data<V, index_type>& data)
+bool solves_from_ones(const solver::SolverFactory<V>& factory, const std::shared_ptr<const Executor>& exec,
+                      const matrix_data<V, index_type>& data)
 {
-    const auto& exec = context.executor();
-    const auto description = single_system_description(context.fields().get_object("solver").get_json());
-    auto solver = config::create_solver_factory<V>(description, exec)
-                      ->generate(share(matrix::Csr<V, index_type>::create(exec, data)));
+    auto solver = factory.generate(share(matrix::Csr<V, index_type>::create(exec, data)));
     const std::vector<V> ones(data.size.rows, V{1});
     auto b = matrix::Dense<V>::create(exec, dim2{data.size.rows, 1}, array<V>{exec, ones.begin(), ones.end()}, 1);
     auto x = matrix::Dense<V>::create(exec, dim2{data.size.rows, 1});
@@ -117,7 +115,12 @@ template <typename V>
 std::vector<matrix_data<V, index_type>> heterogeneous_items(const CaseContext& context, size_type num_items,
                                                             std::mt19937& engine, std::vector<std::string>& pool_names)
 {
-    const bool solvable_only = context.fields().get_string("pool", "all") == "solvable";
+    // "pool": "solvable" keeps the matrices that larch's single-system solver of the batched description solves
+    const auto single_system = context.fields().get_string("pool", "all") == "solvable"
+                                   ? config::create_solver_factory<V>(
+                                         single_system_description(context.fields().get_object("solver").get_json()),
+                                         context.executor())
+                                   : nullptr;
     const auto max_rows = static_cast<size_type>(context.fields().get_integer("max_rows", 1024, 1, max_integer));
     std::vector<std::string> files;
     std::error_code error;
@@ -132,14 +135,14 @@ std::vector<matrix_data<V, index_type>> heterogeneous_items(const CaseContext& c
     for (const auto& file : files) {
         auto data = io::read_matrix_market_data<V, index_type>(file);
         if (data.size.rows <= max_rows && data.size.rows == data.size.cols &&
-            (!solvable_only || single_system_solves(context, data))) {
+            (!single_system || solves_from_ones(*single_system, context.executor(), data))) {
             pool.push_back(std::move(data));
             pool_names.push_back(std::filesystem::path{file}.filename().string());
         }
     }
     if (pool.empty()) {
         throw CaseSkipped("no square matrix with at most " + std::to_string(max_rows) + " rows" +
-                          (solvable_only ? " that the single-system solver solves" : "") + " in " +
+                          (single_system ? " that the single-system solver solves" : "") + " in " +
                           context.matrix_dir());
     }
     std::uniform_int_distribution<size_type> pick{0, pool.size() - 1};

@@ -223,58 +223,50 @@ std::unique_ptr<solver::SolverFactory<T>> create_solver_factory(const nlohmann::
         fail("/type", "expected a string, got " + describe_value(description.at("type")));
     }
     const auto type = description.at("type").get<std::string>();
-    // CG (and BiCGSTAB, IDR and GMRES, below) read their executor-resident state every check_interval
-    // iterations.
-    const auto read_check_interval = [&](auto parameters) {
-        ObjectReader reader{description, "", fields_with({"check_interval"})};
+    // Every solver reads the common fields, its own (read_own, in the order given) and check_interval: all
+    // four read their executor-resident state every check_interval iterations.
+    const auto read_solver = [&](auto parameters, std::initializer_list<std::string> own_fields, auto read_own) {
+        auto fields = fields_with(own_fields);
+        fields.insert("check_interval");
+        ObjectReader reader{description, "", fields};
         auto result = read_common<T>(reader, parameters);
+        read_own(reader, result);
         if (reader.has("check_interval")) {
             result.with_check_interval(reader.get_count("check_interval", 1));
         }
         return finish(result, exec);
     };
+    // BiCGSTAB's and IDR's omega safeguard
+    const auto read_kappa = [](const ObjectReader& reader, auto& parameters) {
+        if (reader.has("kappa")) {
+            parameters.with_kappa(reader.get_number("kappa", 0, 1));
+        }
+    };
     if (type == "cg") {
-        return read_check_interval(solver::Cg<T>::build());
+        return read_solver(solver::Cg<T>::build(), {}, [](const ObjectReader&, auto&) {});
     }
     if (type == "bicgstab") {
-        ObjectReader reader{description, "", fields_with({"kappa", "check_interval"})};
-        auto parameters = read_common<T>(reader, solver::Bicgstab<T>::build());
-        if (reader.has("kappa")) {
-            parameters.with_kappa(reader.get_number("kappa", 0, 1));
-        }
-        if (reader.has("check_interval")) {
-            parameters.with_check_interval(reader.get_count("check_interval", 1));
-        }
-        return finish(parameters, exec);
+        return read_solver(solver::Bicgstab<T>::build(), {"kappa"}, read_kappa);
     }
     if (type == "idr") {
-        ObjectReader reader{description, "", fields_with({"subspace_dim", "seed", "kappa", "check_interval"})};
-        auto parameters = read_common<T>(reader, solver::Idr<T>::build());
-        if (reader.has("subspace_dim")) {
-            parameters.with_subspace_dim(reader.get_count("subspace_dim", 1));
-        }
-        if (reader.has("seed")) {
-            parameters.with_seed(static_cast<std::uint32_t>(
-                reader.get_count("seed", 0, std::numeric_limits<std::uint32_t>::max())));
-        }
-        if (reader.has("kappa")) {
-            parameters.with_kappa(reader.get_number("kappa", 0, 1));
-        }
-        if (reader.has("check_interval")) {
-            parameters.with_check_interval(reader.get_count("check_interval", 1));
-        }
-        return finish(parameters, exec);
+        return read_solver(solver::Idr<T>::build(), {"subspace_dim", "seed", "kappa"},
+                           [&](const ObjectReader& reader, auto& parameters) {
+                               if (reader.has("subspace_dim")) {
+                                   parameters.with_subspace_dim(reader.get_count("subspace_dim", 1));
+                               }
+                               if (reader.has("seed")) {
+                                   parameters.with_seed(static_cast<std::uint32_t>(reader.get_count(
+                                       "seed", 0, std::numeric_limits<std::uint32_t>::max())));
+                               }
+                               read_kappa(reader, parameters);
+                           });
     }
     if (type == "gmres") {
-        ObjectReader reader{description, "", fields_with({"restart", "check_interval"})};
-        auto parameters = read_common<T>(reader, solver::Gmres<T>::build());
-        if (reader.has("restart")) {
-            parameters.with_restart(reader.get_count("restart", 1));
-        }
-        if (reader.has("check_interval")) {
-            parameters.with_check_interval(reader.get_count("check_interval", 1));
-        }
-        return finish(parameters, exec);
+        return read_solver(solver::Gmres<T>::build(), {"restart"}, [](const ObjectReader& reader, auto& parameters) {
+            if (reader.has("restart")) {
+                parameters.with_restart(reader.get_count("restart", 1));
+            }
+        });
     }
     fail("/type", "unknown solver \"" + type + "\"; valid types are cg, bicgstab, idr, gmres");
 }

@@ -13,6 +13,7 @@
 #include "core/components/instantiation.hpp"
 #include "core/components/prefix_sum_kernels.hpp"
 #include "core/distributed/halo_kernels.hpp"
+#include "core/preconditioner/block_jacobi_item_algorithms.hpp"
 #include "core/preconditioner/block_jacobi_kernels.hpp"
 #include "core/preconditioner/block_jacobi_rules.hpp"
 #include "core/preconditioner/row_matching.hpp"
@@ -252,18 +253,13 @@ bool BlockJacobi<V, I>::split_singular_blocks()
     const auto exec = get_executor();
     const auto pointers = device_block_pointers_.copy_to_host();
     const auto kinds = kinds_.copy_to_host();
-    std::vector<I> refined{0};
-    for (size_type block = 0; block < num_blocks_; ++block) {
-        const auto n = pointers[block + 1] - pointers[block];
-        if (kinds[block] == kernels::block_jacobi_storage::diagonal && n > 1) {
-            refined.push_back(static_cast<I>(pointers[block] + n / 2));
-            ++num_split_blocks_;
-        }
-        refined.push_back(pointers[block + 1]);
-    }
-    if (refined.size() == num_blocks_ + 1) {
+    std::vector<I> refined(pointers.begin(), pointers.begin() + num_blocks_ + 1);
+    const auto cut = kernels::block_jacobi_item::split_in_halves(
+        refined, [&](size_type block) { return kinds[block] == kernels::block_jacobi_storage::diagonal; });
+    if (cut == 0) {
         return false;
     }
+    num_split_blocks_ += cut;
     if (detected_block_pointers_.get_size() == 0) {
         detected_block_pointers_ = array<I>{exec, pointers.begin(), pointers.begin() + num_blocks_ + 1};
     }

@@ -70,6 +70,28 @@ size_type agglomerate_supervariables(const std::uint8_t* starts, size_type num_r
     return num_blocks;
 }
 
+/**
+ * Cuts every block of several rows that `split(block)` names in halves (the first half n / 2 rows), as
+ * block-Jacobi does with a singular block: `pointers` (the blocks' row offsets, num_blocks + 1 entries)
+ * receives the refined offsets. Returns how many blocks were cut.
+ */
+template <typename P, typename Split>
+size_type split_in_halves(std::vector<P>& pointers, Split&& split)
+{
+    std::vector<P> refined{pointers.front()};
+    size_type cut = 0;
+    for (size_type block = 0; block + 1 < pointers.size(); ++block) {
+        const auto n = pointers[block + 1] - pointers[block];
+        if (n > 1 && split(block)) {
+            refined.push_back(static_cast<P>(pointers[block] + n / 2));
+            ++cut;
+        }
+        refined.push_back(pointers[block + 1]);
+    }
+    pointers = std::move(refined);
+    return cut;
+}
+
 /// Writes A(first..first+n, first..first+n) row-major into `block` (n * n entries, zeros where A has none).
 template <typename V, typename I>
 void extract_block(const I* row_ptrs, const I* col_idxs, const V* values, I first, I n, V* block)

@@ -223,12 +223,9 @@ void BatchIterativeSolver<T>::apply_impl(const Vector<T>& b, Vector<T>& x) const
                                   block_jacobi_ ? block_jacobi_->block_sizes.get_const_data() : nullptr,
                                   block_jacobi_ ? block_jacobi_->inverse_rows.get_const_data() : nullptr,
                                   block_jacobi_ ? block_jacobi_->inverses.get_const_data() : nullptr,
-                                  block_jacobi_ && block_jacobi_->gather_rows.get_size() > 0
-                                      ? block_jacobi_->gather_rows.get_const_data()
-                                      : nullptr,
-                                  block_jacobi_ && block_jacobi_->gather_rows.get_size() > 0
-                                      ? block_jacobi_->item_matched.get_const_data()
-                                      : nullptr};
+                                  // empty (null) unless an item is matched
+                                  block_jacobi_ ? block_jacobi_->gather_rows.get_const_data() : nullptr,
+                                  block_jacobi_ ? block_jacobi_->item_matched.get_const_data() : nullptr};
     const SolveSettings settings{method_,
                                  parameters_.preconditioner,
                                  parameters_.tolerance_type == ToleranceType::absolute,

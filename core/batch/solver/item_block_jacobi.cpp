@@ -34,17 +34,9 @@ bool has_zero_diagonal(const matrix_data<T, I>& item)
 template <typename T, typename I>
 matrix_data<T, I> match_rows(const matrix_data<T, I>& item, std::vector<I>& row_of_position)
 {
-    const auto host = ReferenceExecutor::create();
-    row_of_position = preconditioner::find_maximum_product_matching(*matrix::Csr<T, I>::create(host, item));
-    std::vector<I> position_of_row(row_of_position.size());
-    for (size_type k = 0; k < row_of_position.size(); ++k) {
-        position_of_row[static_cast<size_type>(row_of_position[k])] = static_cast<I>(k);
-    }
-    auto permuted = item;
-    for (auto& e : permuted.entries) {
-        e.row = position_of_row[static_cast<size_type>(e.row)];
-    }
-    return permuted;
+    const auto a = matrix::Csr<T, I>::create(ReferenceExecutor::create(), item);
+    row_of_position = preconditioner::find_maximum_product_matching(*a);
+    return preconditioner::permute_rows(*a, row_of_position)->to_data();
 }
 
 /// The block boundaries of one item: its supervariables (consecutive rows with one column pattern)
@@ -198,23 +190,15 @@ ItemBlockJacobi<T> generate_item_block_jacobi(std::shared_ptr<const Executor> ex
         auto dense = Dense<T>::create(exec, blocks.sizes,
                                       array<T>::view(exec, result.inverses.get_size(), result.inverses.get_data()));
         const auto info = invert(*dense).copy_to_host();
-        bool split = false;
-        size_type block = 0;
-        for (size_type i = 0; i < items.size(); ++i) {
-            auto& offsets = item_offsets[i];
-            std::vector<size_type> refined{0};
-            for (size_type b = 0; b + 1 < offsets.size(); ++b, ++block) {
-                const auto order = offsets[b + 1] - offsets[b];
-                if (info[block] != 0 && order > 1) {
-                    refined.push_back(offsets[b] + order / 2);
-                    ++result.num_split_blocks;
-                    split = true;
-                }
-                refined.push_back(offsets[b + 1]);
-            }
-            offsets = std::move(refined);
+        size_type cut = 0;
+        for (size_type i = 0, first_block = 0; i < items.size(); ++i) {
+            const auto num_blocks = item_offsets[i].size() - 1;
+            cut += kernels::block_jacobi_item::split_in_halves(
+                item_offsets[i], [&](size_type block) { return info[first_block + block] != 0; });
+            first_block += num_blocks;
         }
-        if (!split) {
+        result.num_split_blocks += cut;
+        if (cut == 0) {
             // A singular 1 x 1 block (a zero or non-finite diagonal entry) falls back to scalar Jacobi: 1 / a_ii,
             // or 1 where a_ii = 0, written over it on the executor.
             for (size_type b = 0, row = 0; b < blocks.sizes.size(); row += blocks.sizes[b].rows, ++b) {
