@@ -61,6 +61,7 @@ struct SolverProblem {
     std::string name;
     std::vector<matrix_data<V, index_type>> items;
     size_type rows = 0;
+    size_type min_rows = 0;
     size_type max_rows = 0;
     size_type nonzeros = 0;
     /// Heterogeneous batches: the files the items were drawn from.
@@ -214,8 +215,10 @@ const SolverProblem<V>& load_problem(const CaseContext& context)
         }
         problem.name = kind + " n=" + std::to_string(base.size.rows);
     }
+    problem.min_rows = problem.items.empty() ? 0 : problem.items.front().size.rows;
     for (const auto& item : problem.items) {
         problem.rows += item.size.rows;
+        problem.min_rows = std::min(problem.min_rows, item.size.rows);
         problem.max_rows = std::max(problem.max_rows, item.size.rows);
         problem.nonzeros += item.entries.size();
     }
@@ -262,9 +265,10 @@ std::shared_ptr<const batch::BatchLinOp<V>> create_batch(const std::string& form
 
 /// Whether the CUDA kernels keep this solve's vectors in shared memory (mirrors SolverPolicy in
 /// cuda/batch/batch_solver_kernels.cu: (vectors + 2) x max rows + scalars values, plus the block
-/// all-reduce's words, within the shared memory per block). Host executors: true (nothing is "global").
+/// all-reduce's words, within the default shared memory per block, or within the opt-in maximum when the
+/// smallest item has at least half the largest's rows). Host executors: true (nothing is "global").
 template <typename V>
-bool vectors_in_shared_memory(const Executor& exec, size_type max_rows, double vectors,
+bool vectors_in_shared_memory(const Executor& exec, size_type min_rows, size_type max_rows, double vectors,
                               double scalars)
 {
     const auto* gpu = dynamic_cast<const GpuExecutor*>(&exec);
@@ -273,7 +277,8 @@ bool vectors_in_shared_memory(const Executor& exec, size_type max_rows, double v
     }
     const double block = max_rows <= 64 ? 64 : 128;
     const double bytes = ((vectors + 2) * double(max_rows) + scalars + block / 32) * sizeof(V);
-    return bytes <= double(gpu->get_shared_memory_per_block());
+    const bool similar_sizes = 2 * min_rows >= max_rows;
+    return bytes <= double(similar_sizes ? gpu->get_max_shared_memory_per_block() : gpu->get_shared_memory_per_block());
 }
 
 double median(std::vector<double> seconds)
@@ -414,7 +419,7 @@ CaseResult run_batch_solver(const CaseContext& context)
     const double m = double(description.value("restart", 30));
     const double vectors = (type == "cg" ? 4.0 : type == "bicgstab" ? 6.0 : m + 4.0) + (jacobi ? 1.0 : 0.0);
     const double scalars = type == "gmres" ? (m + 1) * m + 3 * m + 1 : 0.0;
-    const bool in_shared = vectors_in_shared_memory<V>(*exec, problem.max_rows, vectors, scalars);
+    const bool in_shared = vectors_in_shared_memory<V>(*exec, problem.min_rows, problem.max_rows, vectors, scalars);
     const double accesses = (type == "cg" ? 18.0 : type == "bicgstab" ? 31.0 : 1.5 * m + 8.0) +
                             (jacobi ? spmvs : 0.0);
     // Block-Jacobi reads every block inverse and three per-row indices once per application, and a fourth (the

@@ -61,6 +61,7 @@ DeviceExecutor::LARCH_DEVICE_EXECUTOR(int device_id, std::shared_ptr<const Execu
     num_multiprocessors_ = properties.multiProcessorCount;
     warp_size_ = properties.warpSize;
     shared_memory_per_block_ = properties.sharedMemPerBlock;
+    max_shared_memory_per_block_ = LARCH_MAX_SHARED_MEMORY_PER_BLOCK(properties);
     // Device memory comes from the device's stream-ordered pool, which keeps freed memory for the next
     // allocation instead of returning it to the driver: a solver's or preconditioner's temporaries then
     // cost no cudaMalloc/cudaFree (hundreds of microseconds for large buffers) after the first use.

@@ -18,6 +18,8 @@
 // Page-locked host memory (the two runtimes name these differently; HIP deprecated its cuda-like names).
 #define LARCH_PINNED_HOST_ALLOC(ptr, num_bytes) hipHostMalloc(ptr, num_bytes, hipHostMallocDefault)
 #define LARCH_PINNED_HOST_FREE(ptr) hipHostFree(ptr)
+// HIP has no opt-in beyond the default shared memory per block.
+#define LARCH_MAX_SHARED_MEMORY_PER_BLOCK(properties) (properties).sharedMemPerBlock
 #else
 #include <cuda_runtime.h>
 #define LARCH_RT(name) cuda##name
@@ -27,6 +29,7 @@
 #define LARCH_DEVICE_PROPERTIES cudaDeviceProp
 #define LARCH_PINNED_HOST_ALLOC(ptr, num_bytes) cudaMallocHost(ptr, num_bytes)
 #define LARCH_PINNED_HOST_FREE(ptr) cudaFreeHost(ptr)
+#define LARCH_MAX_SHARED_MEMORY_PER_BLOCK(properties) (properties).sharedMemPerBlockOptin
 #endif
 
 namespace larch {

@@ -1,6 +1,7 @@
 // The batched Krylov solvers on every built executor against the reference executor: random heterogeneous
-// batches mixing converging, singular and NaN items, large items (the CUDA global-workspace path), every
-// format, both precisions, and a batch of the real matrices with at most 1,024 rows. omp runs the
+// batches mixing converging, singular and NaN items, items of about 1,000 rows (CUDA's opted-in shared
+// memory), large items (the CUDA global-workspace path), every format, both precisions, and a batch of
+// the real matrices with at most 1,024 rows. omp runs the
 // reference's per-item code, so it must agree exactly; GPU dot products sum in another order, so there
 // statuses must agree and iteration counts lie within a few percent.
 #include <gtest/gtest.h>
@@ -231,6 +232,20 @@ TEST_P(BatchSolver, AgreesWithReferenceOnItemsTooLargeForSharedMemory)
                                            larch::test::tridiagonal<double>(40, 0.2, 3.0),
                                            larch::test::random_spd<double>(rng, 2500, 4, 2.0)};
     std::vector<double> b(5540, 1.0);
+    compare(items, b, 300, 1e-10);
+}
+
+TEST_P(BatchSolver, AgreesWithReferenceOnItemsBeyondTheDefaultSharedMemory)
+{
+    // Items of 600..1,024 rows: 1,024 x (4..7 vectors + b + x) x 8 bytes is above the 48 KB a block gets by
+    // default, and the smallest item has more than half the largest's rows, so CUDA opts in to more shared
+    // memory per block (GMRES(30) still takes the global workspace).
+    std::mt19937 rng{seed + 2};
+    std::vector<matrix_data<double>> items{larch::test::random_spd<double>(rng, 1024, 6),
+                                           larch::test::tridiagonal<double>(600, 0.0, 3.0),
+                                           larch::test::random_spd<double>(rng, 800, 4, 2.0),
+                                           larch::test::tridiagonal<double>(1000, 0.0, 2.5)};
+    std::vector<double> b(3424, 1.0);
     compare(items, b, 300, 1e-10);
 }
 
