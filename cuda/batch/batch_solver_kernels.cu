@@ -350,7 +350,8 @@ struct SolverPolicy {
 
     /**
      * Dynamic shared memory of the shared path, or 0 (global workspace). Every block gets the bytes of the
-     * largest item (vectors, x_i, b_i and scalars) beside the block all-reduce's static shared memory:
+     * largest item (vectors, x_i, b_i and scalars) beside the kernel's static shared memory
+     * (`static_bytes`, the block all-reduce's):
      * - within the default 48 KB per block: always;
      * - beyond it, up to the device's opt-in maximum (227 KB on the H100), only when the smallest item
      *   has at least half the largest's rows. Opting in leaves 3-4 blocks per SM for 1,024-row items (CG
@@ -361,10 +362,10 @@ struct SolverPolicy {
      */
     template <typename T>
     static std::size_t shared_bytes(const DefaultExecutor& exec, int num_vectors, int num_scalars,
-                                    size_type min_rows, size_type max_rows, int block)
+                                    size_type min_rows, size_type max_rows, std::size_t static_bytes)
     {
         const auto bytes = (static_cast<std::size_t>(num_vectors + 2) * max_rows + num_scalars) * sizeof(T);
-        const auto needed = bytes + static_cast<std::size_t>(block / 32) * sizeof(T);
+        const auto needed = bytes + static_bytes;
         const bool similar_sizes = 2 * min_rows >= max_rows;
         const auto limit = similar_sizes ? exec.get_max_shared_memory_per_block() : exec.get_shared_memory_per_block();
         return needed <= limit ? bytes : 0;
@@ -382,8 +383,11 @@ void launch_solve(const DefaultExecutor& exec, const Batch& view, size_type num_
         Method::num_vectors(settings.krylov_dim) +
         (settings.preconditioner == ::larch::batch::ItemPreconditioner::jacobi ? 1 : 0);
     const int num_scalars = Method::num_scalars(settings.krylov_dim);
+    const auto kernel = solve_kernel<block_size, Method, T, Batch>;
+    LARCH_RT(FuncAttributes) attributes;
+    LARCH_DEVICE_CHECK(LARCH_RT(FuncGetAttributes)(&attributes, reinterpret_cast<const void*>(kernel)));
     const auto shared = SolverPolicy::shared_bytes<T>(exec, num_vectors, num_scalars, min_rows, max_rows,
-                                                       block_size);
+                                                       attributes.sharedSizeBytes);
     array<T> global_workspace{exec.shared_from_this()};
     if (shared == 0) {
         global_workspace.resize_and_reset(static_cast<size_type>(num_vectors) * total_rows +
@@ -391,8 +395,8 @@ void launch_solve(const DefaultExecutor& exec, const Batch& view, size_type num_
     }
     const SolveOperands<T> operands{b.get_const_values(), x.get_values(), b.get_layout().get_const_offsets(),
                                     shared == 0 ? global_workspace.get_data() : nullptr};
-    const auto kernel = solve_kernel<block_size, Method, T, Batch>;
-    if (shared > exec.get_shared_memory_per_block()) {
+    // Beyond the default, the kernel opts in (for its dynamic and static shared memory together).
+    if (shared + attributes.sharedSizeBytes > exec.get_shared_memory_per_block()) {
         LARCH_DEVICE_CHECK(LARCH_RT(FuncSetAttribute)(reinterpret_cast<const void*>(kernel),
                                                       LARCH_RT(FuncAttributeMaxDynamicSharedMemorySize),
                                                       static_cast<int>(shared)));
