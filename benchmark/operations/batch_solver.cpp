@@ -81,9 +81,6 @@ json single_system_description(const json& batched)
                            : json{{"type", "block_jacobi"},
                                   {"max_block_size", type == "jacobi" ? 1 : preconditioner.value("max_block_size", 32)}};
     }
-    if (single.at("type") == "bicgstab") {
-        single["kappa"] = 0;  // batch::Bicgstab is van der Vorst's BiCGSTAB, without the omega safeguard
-    }
     if (!single.contains("criteria")) {
         single["criteria"] = json::object();
     }

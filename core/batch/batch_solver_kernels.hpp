@@ -29,6 +29,7 @@ struct SolveSettings {
     int max_iterations;
     int max_residual_replacements;
     int krylov_dim;  ///< GMRES restart length
+    double kappa;    ///< BiCGSTAB's omega safeguard (0: none)
 };
 
 /// Executor memory the kernels read the tolerances from and write their per-item results to.

@@ -99,15 +99,21 @@ std::unique_ptr<batch::BatchSolverFactoryBase<T>> create_batch_solver_factory(
     }
     const auto type = description.at("type").get<std::string>();
     const std::vector<std::string> common{"type", "criteria", "preconditioner", "max_residual_replacements"};
-    if (type == "cg" || type == "bicgstab") {
+    if (type == "cg") {
         ObjectReader reader{description, "", {common.begin(), common.end()}};
-        if (type == "cg") {
-            auto parameters = batch::Cg<T>::build();
-            read_common(reader, parameters);
-            return parameters.on(std::move(exec));
-        }
+        auto parameters = batch::Cg<T>::build();
+        read_common(reader, parameters);
+        return parameters.on(std::move(exec));
+    }
+    if (type == "bicgstab") {
+        std::set<std::string> allowed{common.begin(), common.end()};
+        allowed.insert("kappa");
+        ObjectReader reader{description, "", allowed};
         auto parameters = batch::Bicgstab<T>::build();
         read_common(reader, parameters);
+        if (reader.has("kappa")) {
+            parameters.with_kappa(reader.get_number("kappa", 0, 1));
+        }
         return parameters.on(std::move(exec));
     }
     if (type == "gmres") {

@@ -6,6 +6,7 @@
 
 #include <cmath>
 
+#include "core/matrix/bicgstab_omega.hpp"
 #include "core/matrix/cg_step_rules.hpp"
 #include "core/matrix/dense_kernels.hpp"
 
@@ -152,18 +153,13 @@ LARCH_HOST_DEVICE SolutionUpdate solution_update(const T* state, size_type cols,
     return t_t == T{0} || t_s == T{0} ? SolutionUpdate::alpha_only : SolutionUpdate::full;
 }
 
-/// omega = t^T s / t^T t minimizes ||s - omega t||. Where |cos(t, s)| is below kappa it is enlarged to
-/// kappa / |cos| times that ("maintaining the convergence", Sleijpen and van der Vorst 1995): a tiny omega
-/// makes the next rho = r_hat^T r lose its accuracy and the BiCG coefficients with it.
+/// The safeguarded omega (bicgstab_omega.hpp) of column `col`.
 template <typename T>
 LARCH_HOST_DEVICE T solution_omega(const T* state, size_type cols, size_type col)
 {
-    const T t_t = value(state, cols, bicgstab_state::t_t, col);
-    const T t_s = value(state, cols, bicgstab_state::t_s, col);
-    const T omega = t_s / t_t;
-    const T kappa = value(state, cols, bicgstab_state::kappa, col);
-    const T cosine = std::abs(t_s) / (std::sqrt(t_t) * std::sqrt(value(state, cols, bicgstab_state::s_s, col)));
-    return cosine < kappa ? omega * (kappa / cosine) : omega;
+    return bicgstab_omega::safeguarded(
+        value(state, cols, bicgstab_state::t_s, col), value(state, cols, bicgstab_state::t_t, col),
+        value(state, cols, bicgstab_state::s_s, col), value(state, cols, bicgstab_state::kappa, col));
 }
 
 /// Updates one entry of x (and of r for a full update); returns the new r entry squared.

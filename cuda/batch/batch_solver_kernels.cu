@@ -326,7 +326,7 @@ __global__ void __launch_bounds__(block_size)
                                                     scalars};
     const item_algorithms::ItemCriterion<T> criterion{
         outputs.tolerances[index], settings.absolute_tolerance, settings.max_iterations,
-        settings.max_residual_replacements, settings.krylov_dim};
+        settings.max_residual_replacements, settings.krylov_dim, static_cast<T>(settings.kappa)};
     const auto outcome = item_algorithms::solve_item<Method>(item, criterion, item_b, item_x);
     if (in_shared) {
         for (int row = threadIdx.x; row < rows; row += block_size) {

@@ -389,6 +389,41 @@ TEST(BatchBicgstabReference, SolvesNonsymmetricItemsToTheirKnownSolutions)
     }
 }
 
+TEST(BatchBicgstabReference, SafeguardsOmegaWhereTAndSAreNearlyOrthogonal)
+{
+    // A = [[0.1, 1], [-1, 0.1]]: s^T A s = 0.1 |s|^2 for every s, so |cos(t, s)| = 0.1 / |A s| * |s| < 0.1,
+    // below kappa = 0.7. One iteration from x = 0, written out: x = alpha p + omega s.
+    const matrix_data<double> item{larch::dim2{2, 2}, {{0, 0, 0.1}, {0, 1, 1.0}, {1, 0, -1.0}, {1, 1, 0.1}}};
+    const std::vector<double> b_values{1.0, 2.0};
+    const auto multiply = [](const std::vector<double>& u) {
+        return std::vector<double>{0.1 * u[0] + u[1], -u[0] + 0.1 * u[1]};
+    };
+    const auto dot = [](const std::vector<double>& u, const std::vector<double>& w) {
+        return u[0] * w[0] + u[1] * w[1];
+    };
+    const auto v = multiply(b_values);  // p = r = r_hat = b
+    const double alpha = dot(b_values, b_values) / dot(b_values, v);
+    const std::vector<double> s{b_values[0] - alpha * v[0], b_values[1] - alpha * v[1]};
+    const auto t = multiply(s);
+    const double cosine = std::abs(dot(t, s)) / std::sqrt(dot(t, t) * dot(s, s));
+    ASSERT_LT(cosine, 0.11);
+    auto a = larch::share(larch::batch::Csr<double>::create(ref, {item}));
+    const auto b = Vector<double>::create(ref, {2}, 1, b_values);
+    for (const double kappa : {0.0, 0.7}) {
+        const double omega = dot(t, s) / dot(t, t) * (kappa > cosine ? kappa / cosine : 1.0);
+        auto x = zeros({item});
+        auto solver =
+            larch::batch::Bicgstab<double>::build().with_max_iterations(1).with_kappa(kappa).on(ref)->generate(a);
+        solver->apply(*b, *x);
+        EXPECT_EQ(solver->get_result().get_status(0), ItemStatus::max_iterations);
+        const auto xi = x->copy_item_to_host(0);
+        for (size_type r = 0; r < 2; ++r) {
+            EXPECT_NEAR(xi[r], alpha * b_values[r] + omega * s[r], 1e-12 * std::abs(alpha * b_values[r]))
+                << "kappa " << kappa;
+        }
+    }
+}
+
 TEST(BatchGmresReference, SolvesNonsymmetricItemsToTheirKnownSolutionsAcrossRestarts)
 {
     const std::vector<matrix_data<double>> items{larch::test::tridiagonal<double>(10, 0.3),
@@ -527,6 +562,9 @@ TEST(BatchSolverReference, RejectsBadParametersAndOperandsNamingTheProblem)
     EXPECT_THROW(Cg::build().with_item_tolerances({1e-8, 1e-8}).on(ref)->generate(a), larch::DimensionMismatch);
     EXPECT_THROW(Cg::build().on(ref)->generate(nullptr), larch::BadInput);
     EXPECT_THROW(larch::batch::Gmres<double>::build().with_krylov_dim(0).on(ref)->generate(a), larch::BadInput);
+    for (const double kappa : {-0.1, 1.5, nan}) {
+        EXPECT_THROW(larch::batch::Bicgstab<double>::build().with_kappa(kappa).on(ref)->generate(a), larch::BadInput);
+    }
     matrix_data<double> rectangular{larch::dim2{2, 3}, {{0, 0, 1.0}, {1, 2, 1.0}}};
     EXPECT_THROW(Cg::build().on(ref)->generate(larch::batch::Csr<double>::create(ref, {rectangular})),
                  larch::DimensionMismatch);

@@ -4,6 +4,7 @@
 #include <string>
 
 #include "larch/batch/csr.hpp"
+#include "larch/batch/solver/bicgstab.hpp"
 #include "larch/batch/solver/gmres.hpp"
 #include "larch/config/batch_solver_config.hpp"
 #include "test/batch/batch_solver_test_helpers.hpp"
@@ -46,6 +47,9 @@ TEST(BatchSolverConfig, BuildsEverySolverWithItsParameters)
     EXPECT_EQ(parameters.tolerance_type, larch::batch::ToleranceType::absolute);
     EXPECT_EQ(parameters.item_tolerances, (std::vector<double>{1e-6, 1e-9}));
     EXPECT_EQ(parameters.preconditioner, larch::batch::ItemPreconditioner::jacobi);
+    const auto bicgstab = larch::config::parse_batch_solver_config<double>(R"({"type": "bicgstab", "kappa": 0})", ref)
+                              ->generate_solver(two_items());
+    EXPECT_EQ(dynamic_cast<const larch::batch::Bicgstab<double>&>(*bicgstab).get_parameters().kappa, 0.0);
     const auto blocks = larch::config::parse_batch_solver_config<double>(
                             R"({"type": "cg", "preconditioner": {"type": "block_jacobi", "max_block_size": 4}})", ref)
                             ->generate_solver(two_items());
@@ -65,6 +69,8 @@ TEST(BatchSolverConfig, RejectsBadDescriptionsNamingThePath)
     EXPECT_NE(error_of(R"({"criteria": {}})").find("missing field \"type\""), std::string::npos);
     EXPECT_NE(error_of(R"({"type": "idr"})").find("/type: unknown batched solver \"idr\""), std::string::npos);
     EXPECT_NE(error_of(R"({"type": "cg", "restart": 3})").find("/restart: unknown field"), std::string::npos);
+    EXPECT_NE(error_of(R"({"type": "cg", "kappa": 0.5})").find("/kappa: unknown field"), std::string::npos);
+    EXPECT_NE(error_of(R"({"type": "bicgstab", "kappa": 1.2})").find("/kappa"), std::string::npos);
     EXPECT_NE(error_of(R"({"type": "cg", "criteria": {"max_iterations": 0}})").find("/criteria/max_iterations"),
               std::string::npos);
     EXPECT_NE(error_of(R"({"type": "cg", "criteria": {"relative_residual": [1e-3, -1]}})")

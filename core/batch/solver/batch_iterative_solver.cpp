@@ -76,10 +76,10 @@ template <typename T>
 BatchIterativeSolver<T>::BatchIterativeSolver(std::shared_ptr<const Executor> exec,
                                               std::shared_ptr<const BatchLinOp<T>> system_matrix,
                                               const batch_common_parameters& parameters,
-                                              KrylovMethod method, size_type krylov_dim,
+                                              KrylovMethod method, size_type krylov_dim, double kappa,
                                               const std::string& name)
     : BatchLinOp<T>(std::move(exec)), name_{name}, system_matrix_{std::move(system_matrix)},
-      parameters_{parameters}, method_{method}, krylov_dim_{krylov_dim}, loggers_{parameters.loggers}
+      parameters_{parameters}, method_{method}, krylov_dim_{krylov_dim}, kappa_{kappa}, loggers_{parameters.loggers}
 {
     const auto context = name_ + "::generate";
     with_matrix_type(*system_matrix_, context, [](const auto&) {});
@@ -231,7 +231,8 @@ void BatchIterativeSolver<T>::apply_impl(const Vector<T>& b, Vector<T>& x) const
                                  parameters_.tolerance_type == ToleranceType::absolute,
                                  max_iterations,
                                  static_cast<int>(parameters_.max_residual_replacements),
-                                 static_cast<int>(krylov_dim_)};
+                                 static_cast<int>(krylov_dim_),
+                                 kappa_};
     with_matrix_type(*system_matrix_, context, [&](const auto& matrix) {
         LARCH_RUN_KERNEL(exec, batch_solver::solve, matrix, settings, b, x, outputs);
     });

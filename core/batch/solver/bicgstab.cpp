@@ -6,11 +6,23 @@
 namespace larch {
 namespace batch {
 
+namespace {
+
+double checked_kappa(double kappa)
+{
+    LARCH_ENSURE(kappa >= 0 && kappa <= 1, BadInput,
+                 "batch::Bicgstab::generate: kappa must be in [0, 1], got " + std::to_string(kappa));
+    return kappa;
+}
+
+}  // namespace
+
 template <typename T>
 Bicgstab<T>::Bicgstab(std::shared_ptr<const Executor> exec, const parameters_type& parameters,
           std::shared_ptr<const BatchLinOp<T>> system_matrix)
     : BatchIterativeSolver<T>(std::move(exec), std::move(system_matrix), parameters, KrylovMethod::bicgstab,
-                              0, std::string{"batch::Bicgstab<"} + type_name<T>() + ">"),
+                              0, checked_kappa(parameters.kappa),
+                              std::string{"batch::Bicgstab<"} + type_name<T>() + ">"),
       parameters_{parameters}
 {}
 

@@ -10,7 +10,7 @@ template <typename T>
 Cg<T>::Cg(std::shared_ptr<const Executor> exec, const parameters_type& parameters,
           std::shared_ptr<const BatchLinOp<T>> system_matrix)
     : BatchIterativeSolver<T>(std::move(exec), std::move(system_matrix), parameters, KrylovMethod::cg,
-                              0, std::string{"batch::Cg<"} + type_name<T>() + ">"),
+                              0, 0.0, std::string{"batch::Cg<"} + type_name<T>() + ">"),
       parameters_{parameters}
 {}
 

@@ -21,7 +21,7 @@ template <typename T>
 Gmres<T>::Gmres(std::shared_ptr<const Executor> exec, const parameters_type& parameters,
                 std::shared_ptr<const BatchLinOp<T>> system_matrix)
     : BatchIterativeSolver<T>(std::move(exec), std::move(system_matrix), parameters, KrylovMethod::gmres,
-                              checked_krylov_dim(parameters.krylov_dim),
+                              checked_krylov_dim(parameters.krylov_dim), 0.0,
                               std::string{"batch::Gmres<"} + type_name<T>() + ">"),
       parameters_{parameters}
 {}

@@ -192,7 +192,7 @@ void solve_on_host(const Matrix& a, size_type index, const SolveSettings& settin
                                   workspace.data() + vectors * rows + scales};
     const ItemCriterion<T> criterion{outputs.tolerances[index], settings.absolute_tolerance,
                                      settings.max_iterations, settings.max_residual_replacements,
-                                     settings.krylov_dim};
+                                     settings.krylov_dim, static_cast<T>(settings.kappa)};
     const auto outcome = solve_item<Method>(
         host_item, criterion, b.get_const_values() + b.get_layout().get_offset(index),
         x.get_values() + x.get_layout().get_offset(index));

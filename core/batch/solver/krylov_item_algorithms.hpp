@@ -20,6 +20,7 @@
 #include <cstddef>
 
 #include "core/base/host_device.hpp"
+#include "core/matrix/bicgstab_omega.hpp"
 #include "larch/batch/solver/solve_result.hpp"
 
 namespace larch {
@@ -34,6 +35,7 @@ struct ItemCriterion {
     int max_iterations;
     int max_residual_replacements;
     int krylov_dim;
+    T kappa;  ///< BiCGSTAB's omega safeguard (core/matrix/bicgstab_omega.hpp); 0: none
 };
 
 /// How one item's solve ended (status as stored by the kernels; residual_norm: the true residual).
@@ -147,7 +149,8 @@ struct CgMethod {
 };
 
 /**
- * Preconditioned BiCGSTAB (van der Vorst 1992, right preconditioning) from r = b - A x, as CgMethod.
+ * Preconditioned BiCGSTAB (van der Vorst 1992, right preconditioning) from r = b - A x, as CgMethod, with
+ * omega safeguarded by criterion.kappa as in the single-system Bicgstab.
  * Vectors: r (also s), r_hat, p, v, p_hat (also s_hat), t. An iteration whose half step already meets the
  * threshold stops there (x was updated with alpha p_hat).
  */
@@ -193,7 +196,8 @@ struct BicgstabMethod {
                 x[row] += alpha * p_hat[row];
                 r[row] -= alpha * v[row];
             });
-            const T s_norm = std::sqrt(item.dot(r, r));
+            const T s_s = item.dot(r, r);
+            const T s_norm = std::sqrt(s_s);
             if (!is_finite(s_norm) || s_norm <= threshold) {
                 ++iterations;
                 item.record(iterations, s_norm);
@@ -206,7 +210,7 @@ struct BicgstabMethod {
                 ++iterations;
                 return ItemStatus::breakdown;
             }
-            omega = item.dot(t, r) / t_t;
+            omega = bicgstab_omega::safeguarded(item.dot(t, r), t_t, s_s, criterion.kappa);
             item.for_rows([&](int row) {
                 x[row] += omega * p_hat[row];
                 r[row] -= omega * t[row];

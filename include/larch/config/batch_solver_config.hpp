@@ -28,6 +28,8 @@ namespace config {
  *   (default 32)}
  * - "max_residual_replacements": integer (restarts from the true residual; default 5)
  * - gmres only: "restart": integer in [1, 1000] (default 30)
+ * - bicgstab only: "kappa": number in [0, 1] (default 0.7: the omega safeguard of the single-system
+ *   BiCGSTAB; 0 = off)
  *
  * @throws BadInput naming the field's JSON path for an unknown field, a value of the wrong type or range,
  *         a missing "type" or an unknown solver or preconditioner type.

@@ -204,11 +204,12 @@ public:
 
 protected:
     /// Validates the matrix (square items of a supported format) and the parameters; generates the
-    /// block-Jacobi blocks of every item (BadInput for a max_block_size outside 1..32).
+    /// block-Jacobi blocks of every item (BadInput for a max_block_size outside 1..32). krylov_dim is
+    /// GMRES's restart length, kappa BiCGSTAB's omega safeguard (0 for the other methods).
     BatchIterativeSolver(std::shared_ptr<const Executor> exec,
                          std::shared_ptr<const BatchLinOp<T>> system_matrix,
                          const batch_common_parameters& parameters, KrylovMethod method,
-                         size_type krylov_dim, const std::string& name);
+                         size_type krylov_dim, double kappa, const std::string& name);
 
     void apply_impl(const Vector<T>& b, Vector<T>& x) const override;
 
@@ -218,6 +219,7 @@ private:
     batch_common_parameters parameters_;
     KrylovMethod method_;
     size_type krylov_dim_;
+    double kappa_;
     std::vector<std::shared_ptr<BatchLogger>> loggers_;
     std::shared_ptr<const ItemBlockJacobi<T>> block_jacobi_;
     mutable std::mutex result_mutex_;
