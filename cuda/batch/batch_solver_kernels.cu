@@ -1,14 +1,15 @@
 // CUDA/HIP kernels of the batched Krylov solvers: the whole solve of every item in ONE launch, one thread
-// block per item running the per-item algorithm of core/batch/solver/krylov_item_algorithms.hpp, its SpMV
-// the device routines of the batched sparse SpMV (batch_sparse_spmv.cuh), its dot products block
-// all-reduces. An item that has converged (or failed) leaves the kernel while its neighbours iterate on;
-// there is no host synchronization between iterations.
+// block per item (one warp per item for items of at most 32 rows, see SolverPolicy) running the per-item
+// algorithm of core/batch/solver/krylov_item_algorithms.hpp, its SpMV the device routines of the batched
+// sparse SpMV (batch_sparse_spmv.cuh), its dot products all-reduces of its team. An item that has
+// converged (or failed) leaves the kernel while its neighbours iterate on; there is no host
+// synchronization between iterations.
 //
 // Memory: when the Krylov vectors, the Jacobi scales, b_i, x_i and the method's scalars of the largest
-// item fit in the block's shared memory (at most the device's shared memory per block), every item works
-// on shared copies and writes x_i back at the end. Otherwise (items of a few thousand rows, or GMRES with
-// a long restart) every item works in a global workspace of vectors x rows_i + scalars values and on b_i
-// and x_i in place; the kernels are the same, only the pointers differ.
+// item fit in shared memory (see SolverPolicy::shared_bytes), every item works on shared copies and
+// writes x_i back at the end. Otherwise (items of a few thousand rows, heterogeneous batches of large
+// items, or GMRES with a long restart) every item works in a global workspace of vectors x rows_i +
+// scalars values and on b_i and x_i in place; the kernels are the same, only the pointers differ.
 #include <algorithm>
 #include <cstdint>
 #include <type_traits>
@@ -27,6 +28,44 @@ namespace batch_solver {
 
 using batch_sparse::Operands;
 
+/// The threads that solve one item: a whole thread block (one item per block) ...
+template <int block_size>
+struct BlockPerItem {
+    static constexpr int size = block_size;
+    static constexpr int items_per_block = 1;
+    __device__ static int rank() { return static_cast<int>(threadIdx.x); }
+    __device__ static int slot() { return 0; }
+    __device__ static void sync() { __syncthreads(); }
+    template <typename T>
+    __device__ static T sum(T value)
+    {
+        return block_all_reduce<block_size>(value, warp::Sum{});
+    }
+};
+
+/// ... or one warp, block_size / 32 items of at most a few dozen rows packed into a block: a block per item
+/// would leave most of its threads idle and wait at block barriers. A warp has no barrier with the others,
+/// so a warp past the batch's end returns at once.
+template <int block_size>
+struct WarpPerItem {
+    static constexpr int size = 32;
+    static constexpr int items_per_block = block_size / 32;
+    __device__ static int rank() { return static_cast<int>(threadIdx.x % 32); }
+    __device__ static int slot() { return static_cast<int>(threadIdx.x / 32); }
+    __device__ static void sync() { __syncwarp(); }
+    template <typename T>
+    __device__ static T sum(T value)
+    {
+        return warp::all_reduce_sum<32>(value);
+    }
+};
+
+template <typename Team>
+__device__ batch_sparse::Team rows_team()
+{
+    return {Team::rank(), Team::size};
+}
+
 /// x = A_i b as the SpMV routines take it: alpha 1, beta 0 (x only written), one column, b not staged.
 template <typename T>
 __device__ Operands<T> plain_product()
@@ -35,26 +74,28 @@ __device__ Operands<T> plain_product()
 }
 
 /// One CSR item: scalar rows where batch::Csr chose scalar for it, smart rows otherwise (balanced items
-/// too: its precomputed segments assume the SpMV kernel's staging of b, which the solver replaces).
+/// too: its precomputed segments assume the SpMV kernel's staging of b, which the solver replaces). The
+/// rows are shared by the threads of `team` (a block, or one warp: WarpPerItem).
 template <typename T, typename I>
 struct CsrItemMatrix {
+    static constexpr bool warp_capable = true;
     batch_sparse::CsrItem<T, I> item;
     bool scalar;
 
     __device__ int rows() const { return item.at.rows; }
-    __device__ void apply(const T* in, T* out) const
+    __device__ void apply(const T* in, T* out, batch_sparse::Team team) const
     {
         if (scalar) {
             batch_sparse::csr_subwarp_rows<1>(item.at.rows, item.values, item.col_idxs, item.row_ptrs, in,
-                                              plain_product<T>(), out);
+                                              plain_product<T>(), out, team);
         } else {
-            batch_sparse::csr_smart_item(item, in, plain_product<T>(), out);
+            batch_sparse::csr_smart_item(item, in, plain_product<T>(), out, team);
         }
     }
     /// diag[r] = A(r, r) (0 if not stored), one thread per row.
-    __device__ void diagonal(T* diag) const
+    __device__ void diagonal(T* diag, batch_sparse::Team team) const
     {
-        for (int row = threadIdx.x; row < item.at.rows; row += blockDim.x) {
+        for (int row = team.rank; row < item.at.rows; row += team.size) {
             T entry{};
             for (I nz = item.row_ptrs[row]; nz < item.row_ptrs[row + 1]; ++nz) {
                 if (item.col_idxs[nz] == row) {
@@ -68,6 +109,7 @@ struct CsrItemMatrix {
 
 template <typename T, typename I>
 struct CsrBatch {
+    using Item = CsrItemMatrix<T, I>;
     batch_sparse::CsrView<T, I> view;
     __device__ CsrItemMatrix<T, I> item(std::int64_t index) const
     {
@@ -76,9 +118,10 @@ struct CsrBatch {
     }
 };
 
-/// One COO item: the segmented-scan SpMV of batch::Coo.
+/// One COO item: the segmented-scan SpMV of batch::Coo, which needs the whole block (its `team`).
 template <typename T, typename I>
 struct CooItemMatrix {
+    static constexpr bool warp_capable = false;
     int num_rows;
     int nnz;
     const T* values;
@@ -86,7 +129,7 @@ struct CooItemMatrix {
     const I* col_idxs;
 
     __device__ int rows() const { return num_rows; }
-    __device__ void apply(const T* in, T* out) const
+    __device__ void apply(const T* in, T* out, batch_sparse::Team) const
     {
         const auto op = plain_product<T>();
         batch_sparse::scale_item_x(num_rows, op, out);
@@ -96,7 +139,7 @@ struct CooItemMatrix {
             [item_rows](int) { return [item_rows](int nz) { return item_rows[nz]; }; }, in, op, out);
     }
     /// Zeros, then each stored diagonal entry (unique) written by the thread that meets it.
-    __device__ void diagonal(T* diag) const
+    __device__ void diagonal(T* diag, batch_sparse::Team) const
     {
         for (int row = threadIdx.x; row < num_rows; row += blockDim.x) {
             diag[row] = T{};
@@ -112,6 +155,7 @@ struct CooItemMatrix {
 
 template <typename T, typename I>
 struct CooBatch {
+    using Item = CooItemMatrix<T, I>;
     const std::int32_t* rows;
     const std::int64_t* stored_offsets;
     bool shared_pattern;
@@ -126,22 +170,23 @@ struct CooBatch {
     }
 };
 
-/// One ELL item: one thread per row over the column-major slots.
+/// One ELL item: one thread of its team per row over the column-major slots.
 template <typename T, typename I>
 struct EllItemMatrix {
+    static constexpr bool warp_capable = true;
     int num_rows;
     int width;
     const T* values;
     const I* col_idxs;
 
     __device__ int rows() const { return num_rows; }
-    __device__ void apply(const T* in, T* out) const
+    __device__ void apply(const T* in, T* out, batch_sparse::Team team) const
     {
-        batch_sparse::ell_rows(num_rows, width, values, col_idxs, in, plain_product<T>(), out);
+        batch_sparse::ell_rows(num_rows, width, values, col_idxs, in, plain_product<T>(), out, team);
     }
-    __device__ void diagonal(T* diag) const
+    __device__ void diagonal(T* diag, batch_sparse::Team team) const
     {
-        for (int row = threadIdx.x; row < num_rows; row += blockDim.x) {
+        for (int row = team.rank; row < num_rows; row += team.size) {
             T entry{};
             for (int slot = 0; slot < width; ++slot) {
                 const auto position = std::int64_t{slot} * num_rows + row;
@@ -156,6 +201,7 @@ struct EllItemMatrix {
 
 template <typename T, typename I>
 struct EllBatch {
+    using Item = EllItemMatrix<T, I>;
     const std::int32_t* rows;
     const std::int64_t* stored_offsets;
     bool shared_pattern;
@@ -191,10 +237,11 @@ EllBatch<T, I> batch_view(const ::larch::batch::Ell<T, I>& a)
             a.get_const_values(), a.get_const_col_idxs()};
 }
 
-/// The Item of krylov_item_algorithms.hpp for one thread block: rows strided over the threads, a barrier
-/// after every vector update and SpMV, dot products by block all-reduce (the same value on every thread).
-template <int block_size, typename T, typename Matrix>
-struct BlockItem {
+/// The Item of krylov_item_algorithms.hpp for one team (a block or a warp, see BlockPerItem): rows
+/// strided over its threads, a barrier after every vector update and SpMV, dot products by the team's
+/// all-reduce (the same value on every thread).
+template <typename Team, typename T, typename Matrix>
+struct TeamItem {
     Matrix matrix;
     T* workspace;
     const T* jacobi;
@@ -212,28 +259,28 @@ struct BlockItem {
     template <typename F>
     __device__ void for_rows(F f) const
     {
-        for (int row = threadIdx.x; row < matrix.rows(); row += block_size) {
+        for (int row = Team::rank(); row < matrix.rows(); row += Team::size) {
             f(row);
         }
-        __syncthreads();
+        Team::sync();
     }
     __device__ T dot(const T* u, const T* v) const
     {
         T sum{};
-        for (int row = threadIdx.x; row < matrix.rows(); row += block_size) {
+        for (int row = Team::rank(); row < matrix.rows(); row += Team::size) {
             sum = fma(u[row], v[row], sum);
         }
-        return block_all_reduce<block_size>(sum, warp::Sum{});
+        return Team::sum(sum);
     }
     __device__ void spmv(const T* in, T* out) const
     {
-        matrix.apply(in, out);
-        __syncthreads();
+        matrix.apply(in, out, rows_team<Team>());
+        Team::sync();
     }
     __device__ void precondition(const T* in, T* out) const
     {
         const T* scales = jacobi;
-        const BlockItem& self = *this;
+        const TeamItem& self = *this;
         for_rows([=, &self](int row) {
             out[row] = self.block_inverses
                            ? ::larch::batch::item::block_row_product(
@@ -245,7 +292,7 @@ struct BlockItem {
     }
     __device__ void record(int iteration, T norm) const
     {
-        if (history && threadIdx.x == 0) {
+        if (history && Team::rank() == 0) {
             history[iteration] = norm;
         }
     }
@@ -253,31 +300,37 @@ struct BlockItem {
     template <typename F>
     __device__ void single(F f) const
     {
-        if (threadIdx.x == 0) {
+        if (Team::rank() == 0) {
             f();
         }
-        __syncthreads();
+        Team::sync();
     }
 };
 
-/// Where b, x and the global workspace (null: shared-memory path) are.
+/// Where b, x and the global workspace (null: shared-memory path) are; on the shared path, the values
+/// each item of a block owns there (`shared_stride`: vectors, x_i, b_i and scalars of the largest item).
 template <typename T>
 struct SolveOperands {
     const T* b;
     T* x;
     const std::int64_t* offsets;
     T* global_workspace;
+    std::int64_t shared_stride;
+    std::int64_t num_items;
 };
 
-template <int block_size, typename Method, typename T, typename Batch>
-__global__ void __launch_bounds__(block_size)
+template <typename Team, typename Method, typename T, typename Batch>
+__global__ void __launch_bounds__(Team::size * Team::items_per_block)
     solve_kernel(Batch a, ::larch::batch::SolveSettings settings, SolveOperands<T> operands,
                  ::larch::batch::SolveOutputs<T> outputs)
 {
-    // One block per item, rows strided over its threads; the item's whole solve, then its results.
+    // One item per team, rows strided over its threads; the item's whole solve, then its results.
     namespace item_algorithms = ::larch::batch::item;
     extern __shared__ __align__(16) unsigned char solver_storage[];
-    const std::int64_t index = blockIdx.x;
+    const std::int64_t index = std::int64_t{blockIdx.x} * Team::items_per_block + Team::slot();
+    if (index >= operands.num_items) {
+        return;  // only a warp of the last block of WarpPerItem, which shares no barrier
+    }
     const auto matrix = a.item(index);
     const int rows = matrix.rows();
     const bool jacobi = settings.preconditioner == ::larch::batch::ItemPreconditioner::jacobi;
@@ -286,14 +339,14 @@ __global__ void __launch_bounds__(block_size)
     const int num_scalars = Method::num_scalars(settings.krylov_dim);
     const std::int64_t offset = operands.offsets[index];
     const bool in_shared = operands.global_workspace == nullptr;
-    T* workspace = in_shared ? reinterpret_cast<T*>(solver_storage)
+    T* workspace = in_shared ? reinterpret_cast<T*>(solver_storage) + Team::slot() * operands.shared_stride
                              : operands.global_workspace + num_vectors * offset + num_scalars * index;
     T* item_x = in_shared ? workspace + std::int64_t{num_vectors} * rows : operands.x + offset;
     T* staged_b = item_x + rows;
     const T* item_b = in_shared ? staged_b : operands.b + offset;
     T* scalars = in_shared ? staged_b + rows : workspace + std::int64_t{num_vectors} * rows;
     if (in_shared) {
-        for (int row = threadIdx.x; row < rows; row += block_size) {
+        for (int row = Team::rank(); row < rows; row += Team::size) {
             item_x[row] = operands.x[offset + row];
             staged_b[row] = operands.b[offset + row];
         }
@@ -301,39 +354,38 @@ __global__ void __launch_bounds__(block_size)
     T* jacobi_scales =
         jacobi ? workspace + std::int64_t{Method::num_vectors(settings.krylov_dim)} * rows : nullptr;
     if (jacobi) {
-        matrix.diagonal(jacobi_scales);
-        __syncthreads();
-        for (int row = threadIdx.x; row < rows; row += block_size) {
+        matrix.diagonal(jacobi_scales, rows_team<Team>());
+        Team::sync();
+        for (int row = Team::rank(); row < rows; row += Team::size) {
             jacobi_scales[row] = item_algorithms::jacobi_scale(jacobi_scales[row]);
         }
     }
-    __syncthreads();
+    Team::sync();
     const auto slot = outputs.history_slots[index];
     T* history = slot < 0 ? nullptr : outputs.history + std::int64_t{slot} * (settings.max_iterations + 1);
     const bool blocks = outputs.block_inverses != nullptr;
-    BlockItem<block_size, T, decltype(matrix)> item{matrix,
-                                                    workspace,
-                                                    jacobi_scales,
-                                                    blocks ? outputs.block_first_rows + offset : nullptr,
-                                                    blocks ? outputs.block_sizes + offset : nullptr,
-                                                    blocks ? outputs.block_inverse_rows + offset : nullptr,
-                                                    outputs.block_inverses,
-                                                    blocks && outputs.block_gather_rows &&
-                                                            outputs.block_item_matched[index]
-                                                        ? outputs.block_gather_rows + offset
-                                                        : nullptr,
-                                                    history,
-                                                    scalars};
+    TeamItem<Team, T, decltype(matrix)> item{matrix,
+                                             workspace,
+                                             jacobi_scales,
+                                             blocks ? outputs.block_first_rows + offset : nullptr,
+                                             blocks ? outputs.block_sizes + offset : nullptr,
+                                             blocks ? outputs.block_inverse_rows + offset : nullptr,
+                                             outputs.block_inverses,
+                                             blocks && outputs.block_gather_rows && outputs.block_item_matched[index]
+                                                 ? outputs.block_gather_rows + offset
+                                                 : nullptr,
+                                             history,
+                                             scalars};
     const item_algorithms::ItemCriterion<T> criterion{
         outputs.tolerances[index], settings.absolute_tolerance, settings.max_iterations,
         settings.max_residual_replacements, settings.krylov_dim, static_cast<T>(settings.kappa)};
     const auto outcome = item_algorithms::solve_item<Method>(item, criterion, item_b, item_x);
     if (in_shared) {
-        for (int row = threadIdx.x; row < rows; row += block_size) {
+        for (int row = Team::rank(); row < rows; row += Team::size) {
             operands.x[offset + row] = item_x[row];
         }
     }
-    if (threadIdx.x == 0) {
+    if (Team::rank() == 0) {
         outputs.statuses[index] = static_cast<std::int32_t>(outcome.status);
         outputs.iterations[index] = outcome.iterations;
         outputs.residual_norms[index] = outcome.residual_norm;
@@ -341,17 +393,22 @@ __global__ void __launch_bounds__(block_size)
     }
 }
 
-/// Launch policy of the solve kernels: one block per item, 64 threads (a thread per row) for batches of
-/// items up to 64 rows, 128 above. Two sizes only: each is a full set of kernels (methods x formats x
+/// Launch policy of the solve kernels. Batches of items up to 32 rows in CSR or ELL: a warp per item, 4
+/// items per block (WarpPerItem; H100, 100,000 3-point items of 32 rows: GMRES(10) + Jacobi, 396
+/// iterations, 165 -> 84 ms, BiCGSTAB + Jacobi 7.5-8.0 -> 5.7-5.8 ms; COO needs its block's barriers).
+/// Otherwise a block per item: 64 threads (a thread per row) for items up
+/// to 64 rows, 128 above. Three shapes only: each is a full set of kernels (methods x formats x
 /// precisions) in the build, and with thousands of items the blocks, not the threads of one block, fill
 /// the device.
 struct SolverPolicy {
+    static constexpr int warp_item_rows = 32;
+    static constexpr int packed_block_size = 128;
     static int block_size(size_type max_rows) { return max_rows <= 64 ? 64 : 128; }
 
     /**
-     * Dynamic shared memory of the shared path, or 0 (global workspace). Every block gets the bytes of the
-     * largest item (vectors, x_i, b_i and scalars) beside the kernel's static shared memory
-     * (`static_bytes`, the block all-reduce's):
+     * Dynamic shared memory of the shared path, or 0 (global workspace). Each item of a block gets
+     * `values_per_item` (vectors, x_i, b_i and scalars of the largest item), beside the kernel's static
+     * shared memory (`static_bytes`, the block all-reduce's):
      * - within the default 48 KB per block: always;
      * - beyond it, up to the device's opt-in maximum (227 KB on the H100), only when the smallest item
      *   has at least half the largest's rows. Opting in leaves 3-4 blocks per SM for 1,024-row items (CG
@@ -361,21 +418,19 @@ struct SolverPolicy {
      *   block's memory idle (the global workspace keeps 16 blocks per SM there).
      */
     template <typename T>
-    static std::size_t shared_bytes(const DefaultExecutor& exec, int num_vectors, int num_scalars,
+    static std::size_t shared_bytes(const DefaultExecutor& exec, std::size_t values_per_item, int items_per_block,
                                     size_type min_rows, size_type max_rows, std::size_t static_bytes)
     {
-        const auto bytes = (static_cast<std::size_t>(num_vectors + 2) * max_rows + num_scalars) * sizeof(T);
-        const auto needed = bytes + static_bytes;
+        const auto bytes = values_per_item * static_cast<std::size_t>(items_per_block) * sizeof(T);
         const bool similar_sizes = 2 * min_rows >= max_rows;
         const auto limit = similar_sizes ? exec.get_max_shared_memory_per_block() : exec.get_shared_memory_per_block();
-        return needed <= limit ? bytes : 0;
+        return bytes + static_bytes <= limit ? bytes : 0;
     }
 };
 
-template <int block_size, typename Method, typename T, typename Batch>
+template <typename Team, typename Method, typename T, typename Batch>
 void launch_solve(const DefaultExecutor& exec, const Batch& view, size_type num_items, size_type min_rows,
-                  size_type max_rows,
-                  size_type total_rows, const ::larch::batch::SolveSettings& settings,
+                  size_type max_rows, size_type total_rows, const ::larch::batch::SolveSettings& settings,
                   const ::larch::batch::Vector<T>& b, ::larch::batch::Vector<T>& x,
                   const ::larch::batch::SolveOutputs<T>& outputs)
 {
@@ -383,25 +438,32 @@ void launch_solve(const DefaultExecutor& exec, const Batch& view, size_type num_
         Method::num_vectors(settings.krylov_dim) +
         (settings.preconditioner == ::larch::batch::ItemPreconditioner::jacobi ? 1 : 0);
     const int num_scalars = Method::num_scalars(settings.krylov_dim);
-    const auto kernel = solve_kernel<block_size, Method, T, Batch>;
+    const auto values_per_item = static_cast<std::size_t>(num_vectors + 2) * max_rows + num_scalars;
+    const auto kernel = solve_kernel<Team, Method, T, Batch>;
     LARCH_RT(FuncAttributes) attributes;
     LARCH_DEVICE_CHECK(LARCH_RT(FuncGetAttributes)(&attributes, reinterpret_cast<const void*>(kernel)));
-    const auto shared = SolverPolicy::shared_bytes<T>(exec, num_vectors, num_scalars, min_rows, max_rows,
-                                                       attributes.sharedSizeBytes);
+    const auto shared = SolverPolicy::shared_bytes<T>(exec, values_per_item, Team::items_per_block, min_rows,
+                                                       max_rows, attributes.sharedSizeBytes);
     array<T> global_workspace{exec.shared_from_this()};
     if (shared == 0) {
         global_workspace.resize_and_reset(static_cast<size_type>(num_vectors) * total_rows +
                                           static_cast<size_type>(num_scalars) * num_items);
     }
-    const SolveOperands<T> operands{b.get_const_values(), x.get_values(), b.get_layout().get_const_offsets(),
-                                    shared == 0 ? global_workspace.get_data() : nullptr};
+    const SolveOperands<T> operands{b.get_const_values(),
+                                    x.get_values(),
+                                    b.get_layout().get_const_offsets(),
+                                    shared == 0 ? global_workspace.get_data() : nullptr,
+                                    static_cast<std::int64_t>(values_per_item),
+                                    static_cast<std::int64_t>(num_items)};
     // Beyond the default, the kernel opts in (for its dynamic and static shared memory together).
     if (shared + attributes.sharedSizeBytes > exec.get_shared_memory_per_block()) {
         LARCH_DEVICE_CHECK(LARCH_RT(FuncSetAttribute)(reinterpret_cast<const void*>(kernel),
                                                       LARCH_RT(FuncAttributeMaxDynamicSharedMemorySize),
                                                       static_cast<int>(shared)));
     }
-    kernel<<<static_cast<unsigned>(num_items), block_size, shared>>>(view, settings, operands, outputs);
+    const auto blocks = (num_items + Team::items_per_block - 1) / Team::items_per_block;
+    kernel<<<static_cast<unsigned>(blocks), Team::size * Team::items_per_block, shared>>>(view, settings, operands,
+                                                                                         outputs);
     LARCH_LAUNCH_CHECK("batch_solver::solve_kernel");
     if (shared == 0) {
         // The workspace is freed at return: wait for the kernel that uses it.
@@ -416,6 +478,7 @@ void solve(const DefaultExecutor& exec, const Matrix& a, const ::larch::batch::S
 {
     const auto& layout = a.get_layout();
     const auto view = batch_view(a);
+    using Batch = decltype(view);
     const auto max_rows = layout.get_max_size().rows;
     const auto& sizes = layout.get_sizes();
     const auto min_rows = sizes.empty() ? size_type{0}
@@ -424,14 +487,19 @@ void solve(const DefaultExecutor& exec, const Matrix& a, const ::larch::batch::S
                                           })->rows;
     const auto dispatch = [&](auto method) {
         using Method = decltype(method);
-        const auto launch = [&](auto block) {
-            launch_solve<decltype(block)::value, Method>(exec, view, a.get_num_items(), min_rows, max_rows,
-                                                         layout.get_total_rows(), settings, b, x, outputs);
+        const auto launch = [&](auto team) {
+            launch_solve<decltype(team), Method>(exec, view, a.get_num_items(), min_rows, max_rows,
+                                                 layout.get_total_rows(), settings, b, x, outputs);
         };
+        if constexpr (Batch::Item::warp_capable) {
+            if (max_rows <= SolverPolicy::warp_item_rows) {
+                return launch(WarpPerItem<SolverPolicy::packed_block_size>{});
+            }
+        }
         if (SolverPolicy::block_size(max_rows) == 64) {
-            launch(std::integral_constant<int, 64>{});
+            launch(BlockPerItem<64>{});
         } else {
-            launch(std::integral_constant<int, 128>{});
+            launch(BlockPerItem<128>{});
         }
     };
     switch (settings.method) {

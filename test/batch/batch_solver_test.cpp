@@ -1,7 +1,7 @@
 // The batched Krylov solvers on every built executor against the reference executor: random heterogeneous
-// batches mixing converging, singular and NaN items, items of about 1,000 rows (CUDA's opted-in shared
-// memory), large items (the CUDA global-workspace path), every format, both precisions, and a batch of
-// the real matrices with at most 1,024 rows. omp runs the
+// batches mixing converging, singular and NaN items, tiny items (CUDA's warp per item), items of about
+// 1,000 rows (CUDA's opted-in shared memory), large items (the CUDA global-workspace path), every format,
+// both precisions, and a batch of the real matrices with at most 1,024 rows. omp runs the
 // reference's per-item code, so it must agree exactly; GPU dot products sum in another order, so there
 // statuses must agree and iteration counts lie within a few percent.
 #include <gtest/gtest.h>
@@ -213,6 +213,16 @@ TEST_P(BatchSolver, AgreesWithReferenceOnAMixedHeterogeneousBatch)
     std::vector<matrix_data<double>> items;
     std::vector<double> b;
     random_mixed_batch(std::get<1>(GetParam()), 60, 300, items, b);
+    compare(items, b, 200, 1e-10);
+}
+
+TEST_P(BatchSolver, AgreesWithReferenceOnAMixedBatchOfTinyItems)
+{
+    // Items of at most 32 rows: CUDA solves CSR and ELL items a warp each, four to a block (70 items leave
+    // the last block two warps without an item).
+    std::vector<matrix_data<double>> items;
+    std::vector<double> b;
+    random_mixed_batch(std::get<1>(GetParam()), 70, 32, items, b);
     compare(items, b, 200, 1e-10);
 }
 
