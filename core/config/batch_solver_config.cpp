@@ -5,6 +5,7 @@
 #include <vector>
 
 #include "core/components/instantiation.hpp"
+#include "core/config/block_jacobi_choices.hpp"
 #include "core/config/json_reader.hpp"
 #include "larch/batch/solver/bicgstab.hpp"
 #include "larch/batch/solver/cg.hpp"
@@ -60,7 +61,7 @@ void read_common(const ObjectReader& reader, Parameters& parameters)
     }
     if (reader.has("preconditioner")) {
         ObjectReader preconditioner{reader.at("preconditioner"), reader.field_path("preconditioner"),
-                                    {"type", "max_block_size"}};
+                                    {"type", "max_block_size", "row_matching"}};
         if (!preconditioner.has("type")) {
             fail(reader.field_path("preconditioner"), "missing field \"type\" (none, jacobi or block_jacobi)");
         }
@@ -75,6 +76,12 @@ void read_common(const ObjectReader& reader, Parameters& parameters)
                 fail(preconditioner.field_path("max_block_size"), "only block_jacobi takes a block size");
             }
             parameters.with_max_block_size(preconditioner.get_count("max_block_size", 1, 32));
+        }
+        if (preconditioner.has("row_matching")) {
+            if (type != "block_jacobi") {
+                fail(preconditioner.field_path("row_matching"), "only block_jacobi matches rows");
+            }
+            parameters.with_block_row_matching(preconditioner.get_choice("row_matching", detail::row_matching_choices()));
         }
     }
     if (reader.has("max_residual_replacements")) {

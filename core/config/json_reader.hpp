@@ -8,6 +8,7 @@
 #include <set>
 #include <sstream>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include <nlohmann/json.hpp>
@@ -97,6 +98,21 @@ public:
             fail(field_path(key), range.str());
         }
         return number;
+    }
+
+    /// A string field with a fixed set of values, e.g. "algorithm": "gauss_huard"; the error lists them.
+    template <typename Value>
+    Value get_choice(const std::string& key, const std::vector<std::pair<std::string, Value>>& choices) const
+    {
+        const auto value = get_string(key);
+        std::string valid;
+        for (const auto& choice : choices) {
+            if (choice.first == value) {
+                return choice.second;
+            }
+            valid += (valid.empty() ? "" : ", ") + choice.first;
+        }
+        fail(field_path(key), "unknown value \"" + value + "\"; valid values are " + valid);
     }
 
 private:

@@ -14,6 +14,7 @@
 #include <nlohmann/json.hpp>
 
 #include "core/components/instantiation.hpp"
+#include "core/config/block_jacobi_choices.hpp"
 #include "core/config/json_reader.hpp"
 #include "larch/log/stream.hpp"
 #include "larch/preconditioner/block_jacobi.hpp"
@@ -128,17 +129,8 @@ Parameters read_common(const ObjectReader& reader, Parameters parameters)
         if (preconditioner.has("max_block_size")) {
             jacobi.with_max_block_size(preconditioner.get_count("max_block_size", 1));
         }
-        // a string field with a fixed set of values, e.g. "algorithm": "gauss_huard"
         const auto read_choice = [&](const std::string& key, const auto& choices) {
-            const auto value = preconditioner.get_string(key);
-            std::string valid;
-            for (const auto& choice : choices) {
-                if (choice.first == value) {
-                    return choice.second;
-                }
-                valid += (valid.empty() ? "" : ", ") + choice.first;
-            }
-            fail(preconditioner.field_path(key), "unknown value \"" + value + "\"; valid values are " + valid);
+            return preconditioner.get_choice(key, choices);
         };
         using preconditioner::BlockJacobiAlgorithm;
         using preconditioner::BlockJacobiStorage;
@@ -173,12 +165,7 @@ Parameters read_common(const ObjectReader& reader, Parameters parameters)
                                   {"shared", preconditioner::BlockJacobiExtraction::shared}}));
         }
         if (preconditioner.has("row_matching")) {
-            using preconditioner::BlockJacobiRowMatching;
-            jacobi.with_row_matching(read_choice(
-                "row_matching", std::vector<std::pair<std::string, BlockJacobiRowMatching>>{
-                                    {"automatic", BlockJacobiRowMatching::automatic},
-                                    {"none", BlockJacobiRowMatching::none},
-                                    {"maximum_product", BlockJacobiRowMatching::maximum_product}}));
+            jacobi.with_row_matching(read_choice("row_matching", detail::row_matching_choices()));
         }
         parameters.with_preconditioner(jacobi);
     }

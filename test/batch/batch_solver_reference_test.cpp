@@ -236,6 +236,26 @@ TEST(BatchBicgstabReference, BlockJacobiMatchesTheRowsOfAnItemWithZeroDiagonalBl
             EXPECT_NEAR(xi[r], static_cast<double>(r + 1), 1e-12) << item;
         }
     }
+    // row_matching none: A's zero blocks are singular (split down to zero 1 x 1 blocks, scalar fallback),
+    // and the item needs more than one iteration; maximum_product matches the regular item too (its
+    // matching is the identity, so it still finishes in one).
+    using larch::preconditioner::BlockJacobiRowMatching;
+    for (const auto matching : {BlockJacobiRowMatching::none, BlockJacobiRowMatching::maximum_product}) {
+        auto other = larch::batch::Bicgstab<double>::build()
+                         .with_tolerance(1e-13)
+                         .with_preconditioner(ItemPreconditioner::block_jacobi)
+                         .with_max_block_size(2)
+                         .with_block_row_matching(matching)
+                         .on(ref)
+                         ->generate(a);
+        const bool none = matching == BlockJacobiRowMatching::none;
+        EXPECT_EQ(other->get_num_row_matched_items(), none ? 0u : 2u);
+        EXPECT_EQ(other->get_num_singular_blocks() > 0, none);
+        auto y = zeros(items);
+        other->apply(*b, *y);
+        EXPECT_EQ(other->get_result().get_iterations(0) > 1, none);
+        EXPECT_EQ(other->get_result().get_iterations(1), 1u);
+    }
 }
 
 TEST(BatchCgReference, BlockJacobiSplitsASingularBlockInHalves)

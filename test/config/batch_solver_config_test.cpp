@@ -55,6 +55,11 @@ TEST(BatchSolverConfig, BuildsEverySolverWithItsParameters)
                             ->generate_solver(two_items());
     EXPECT_EQ(blocks->get_common_parameters().preconditioner, larch::batch::ItemPreconditioner::block_jacobi);
     EXPECT_EQ(blocks->get_common_parameters().max_block_size, 4u);
+    EXPECT_EQ(blocks->get_common_parameters().block_row_matching, larch::preconditioner::BlockJacobiRowMatching::automatic);
+    const auto unmatched = larch::config::parse_batch_solver_config<double>(
+                               R"({"type": "cg", "preconditioner": {"type": "block_jacobi", "row_matching": "none"}})", ref)
+                               ->generate_solver(two_items());
+    EXPECT_EQ(unmatched->get_common_parameters().block_row_matching, larch::preconditioner::BlockJacobiRowMatching::none);
     for (const std::string type : {"cg", "bicgstab"}) {
         const auto other = larch::config::parse_batch_solver_config<double>(
                                R"({"type": ")" + type + R"(", "criteria": {"relative_residual": 1e-4}})", ref)
@@ -70,6 +75,13 @@ TEST(BatchSolverConfig, RejectsBadDescriptionsNamingThePath)
     EXPECT_NE(error_of(R"({"type": "idr"})").find("/type: unknown batched solver \"idr\""), std::string::npos);
     EXPECT_NE(error_of(R"({"type": "cg", "restart": 3})").find("/restart: unknown field"), std::string::npos);
     EXPECT_NE(error_of(R"({"type": "cg", "kappa": 0.5})").find("/kappa: unknown field"), std::string::npos);
+    EXPECT_NE(error_of(R"({"type": "cg", "preconditioner": {"type": "block_jacobi", "row_matching": "best"}})")
+                  .find("/preconditioner/row_matching: unknown value \"best\"; valid values are automatic, none, "
+                        "maximum_product"),
+              std::string::npos);
+    EXPECT_NE(error_of(R"({"type": "cg", "preconditioner": {"type": "jacobi", "row_matching": "none"}})")
+                  .find("/preconditioner/row_matching: only block_jacobi"),
+              std::string::npos);
     EXPECT_NE(error_of(R"({"type": "bicgstab", "kappa": 1.2})").find("/kappa"), std::string::npos);
     EXPECT_NE(error_of(R"({"type": "cg", "criteria": {"max_iterations": 0}})").find("/criteria/max_iterations"),
               std::string::npos);

@@ -126,7 +126,8 @@ BatchIterativeSolver<T>::BatchIterativeSolver(std::shared_ptr<const Executor> ex
                          " (expected 1..32)");
         with_matrix_type(*system_matrix_, context, [&](const auto& matrix) {
             block_jacobi_ = std::make_shared<const ItemBlockJacobi<T>>(generate_item_block_jacobi(
-                this->get_executor(), matrix.to_data(), parameters_.max_block_size));
+                this->get_executor(), matrix.to_data(), parameters_.max_block_size,
+                parameters_.block_row_matching));
         });
     }
 }

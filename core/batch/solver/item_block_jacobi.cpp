@@ -146,7 +146,8 @@ HostBlocks<T> extract_blocks(const std::vector<const matrix_data<T, I>*>& items,
 template <typename T, typename I>
 ItemBlockJacobi<T> generate_item_block_jacobi(std::shared_ptr<const Executor> exec,
                                               const std::vector<matrix_data<T, I>>& items,
-                                              size_type max_block_size)
+                                              size_type max_block_size,
+                                              preconditioner::BlockJacobiRowMatching row_matching)
 {
     // The items whose diagonal blocks would be singular are replaced by P_i A_i (the others are used as given).
     std::vector<matrix_data<T, I>> matched_items;
@@ -156,7 +157,8 @@ ItemBlockJacobi<T> generate_item_block_jacobi(std::shared_ptr<const Executor> ex
     for (size_type i = 0; i < items.size(); ++i) {
         row_of_position.resize(items[i].size.rows);
         std::iota(row_of_position.begin(), row_of_position.end(), I{0});
-        matched[i] = has_zero_diagonal(items[i]);
+        matched[i] = row_matching == preconditioner::BlockJacobiRowMatching::maximum_product ||
+                     (row_matching == preconditioner::BlockJacobiRowMatching::automatic && has_zero_diagonal(items[i]));
         if (matched[i]) {
             matched_items.push_back(match_rows(items[i], row_of_position));
         }
@@ -221,7 +223,7 @@ ItemBlockJacobi<T> generate_item_block_jacobi(std::shared_ptr<const Executor> ex
 #define LARCH_INSTANTIATE_ITEM_BLOCK_JACOBI(T, I)                                                    \
     template ItemBlockJacobi<T> generate_item_block_jacobi<T, I>(std::shared_ptr<const Executor>,    \
                                                                  const std::vector<matrix_data<T, I>>&, \
-                                                                 size_type)
+                                                                 size_type, preconditioner::BlockJacobiRowMatching)
 LARCH_INSTANTIATE_FOR_EACH_VALUE_AND_INDEX_TYPE(LARCH_INSTANTIATE_ITEM_BLOCK_JACOBI);
 
 }  // namespace batch

@@ -20,6 +20,7 @@
 
 #include "larch/base/array.hpp"
 #include "larch/base/matrix_data.hpp"
+#include "larch/preconditioner/block_jacobi.hpp"
 
 namespace larch {
 namespace batch {
@@ -51,11 +52,12 @@ struct ItemBlockJacobi {
 };
 
 /// Generates the blocks of every item (host blocking and extraction, inversion on `exec`); max_block_size
-/// in 1..32.
+/// in 1..32; `row_matching` says which items get the blocks of P_i A_i (see batch_common_parameters).
 template <typename T, typename I>
 ItemBlockJacobi<T> generate_item_block_jacobi(std::shared_ptr<const Executor> exec,
                                               const std::vector<matrix_data<T, I>>& items,
-                                              size_type max_block_size);
+                                              size_type max_block_size,
+                                              preconditioner::BlockJacobiRowMatching row_matching);
 
 }  // namespace batch
 }  // namespace larch

@@ -25,7 +25,8 @@ namespace config {
  * - "criteria": {"max_iterations": integer >= 1, and at most one of "relative_residual" or
  *   "absolute_residual": a number > 0 for every item, or an array of them, one per item}
  * - "preconditioner": {"type": "none" | "jacobi"} or {"type": "block_jacobi", "max_block_size": 1..32
- *   (default 32)}
+ *   (default 32), "row_matching": "automatic" | "none" | "maximum_product" (default automatic: the items
+ *   with a zero or missing diagonal entry)}
  * - "max_residual_replacements": integer (restarts from the true residual; default 5)
  * - gmres only: "restart": integer in [1, 1000] (default 30)
  * - bicgstab only: "kappa": number in [0, 1] (default 0.7: the omega safeguard of the single-system

@@ -11,6 +11,7 @@
 #include "larch/batch/batch_lin_op.hpp"
 #include "larch/batch/solver/batch_logger.hpp"
 #include "larch/batch/solver/solve_result.hpp"
+#include "larch/preconditioner/block_jacobi.hpp"
 
 namespace larch {
 namespace batch {
@@ -45,6 +46,10 @@ struct batch_common_parameters {
     ItemPreconditioner preconditioner = ItemPreconditioner::none;
     /// The largest block of block_jacobi (1..32).
     size_type max_block_size = 32;
+    /// Which items block_jacobi takes the blocks of P_i A_i for, P_i the maximum product row matching:
+    /// automatic (the items with a zero or missing diagonal entry), none, or maximum_product (every item).
+    ::larch::preconditioner::BlockJacobiRowMatching block_row_matching =
+        ::larch::preconditioner::BlockJacobiRowMatching::automatic;
     /// How often an item may restart from its true residual after a breakdown or after its recursive
     /// residual met the tolerance while the true one did not.
     size_type max_residual_replacements = 5;
@@ -82,6 +87,11 @@ struct batch_solver_parameters : batch_common_parameters {
     Derived& with_max_block_size(size_type rows)
     {
         max_block_size = rows;
+        return self();
+    }
+    Derived& with_block_row_matching(::larch::preconditioner::BlockJacobiRowMatching matching)
+    {
+        block_row_matching = matching;
         return self();
     }
     Derived& with_max_residual_replacements(size_type count)
