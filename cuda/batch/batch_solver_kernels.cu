@@ -52,7 +52,7 @@ struct WarpPerItem {
     static constexpr int items_per_block = block_size / 32;
     __device__ static int rank() { return static_cast<int>(threadIdx.x % 32); }
     __device__ static int slot() { return static_cast<int>(threadIdx.x / 32); }
-    __device__ static void sync() { __syncwarp(); }
+    __device__ static void sync() { warp::sync<32>(); }
     template <typename T>
     __device__ static T sum(T value)
     {

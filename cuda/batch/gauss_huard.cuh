@@ -147,7 +147,7 @@ __device__ __forceinline__ int gauss_huard_factorize_with(const Entry& entry, co
                     }
                 }
             }
-            subwarp_sync<subwarp_size>();
+            warp::sync<subwarp_size>();
             T sums[columns];
 #pragma unroll
             for (int j = 0; j < columns; ++j) {
@@ -208,7 +208,7 @@ __device__ __forceinline__ int gauss_huard_factorize_with(const Entry& entry, co
                     }
                 }
             }
-            subwarp_sync<subwarp_size>();
+            warp::sync<subwarp_size>();
             const T pivot = buffer.pivot_column[k % row_groups].load(k_slot);
             if (!(magnitude(pivot) > tiny_bound)) {
                 info = k + 1;

@@ -128,7 +128,7 @@ template <int subwarp_size>
 struct SubwarpTeam {
     struct Scratch {};
     __device__ static int rank() { return warp::rank<subwarp_size>(); }
-    __device__ static void sync() { subwarp_sync<subwarp_size>(); }
+    __device__ static void sync() { warp::sync<subwarp_size>(); }
     __device__ static std::uint32_t all_reduce_max(std::uint32_t key, Scratch&, int)
     {
         return warp::all_reduce_max<subwarp_size>(key);

@@ -169,20 +169,6 @@ __device__ __forceinline__ SquareItem square_item_of_subwarp(const LayoutView& l
     return {index, layout.offset_of(index), size <= subwarp_size ? size : 0};
 }
 
-/// Orders the shared-memory accesses of one sub-warp (a barrier of its lanes only).
-template <int subwarp_size>
-__device__ __forceinline__ void subwarp_sync()
-{
-#if defined(__HIP__)
-    // A wavefront runs in lockstep; the fences keep the compiler and the memory model from reordering.
-    __builtin_amdgcn_fence(__ATOMIC_RELEASE, "wavefront");
-    __builtin_amdgcn_wave_barrier();
-    __builtin_amdgcn_fence(__ATOMIC_ACQUIRE, "wavefront");
-#else
-    __syncwarp(warp::member_mask<subwarp_size>());
-#endif
-}
-
 /// `count` values in shared memory through which a sub-warp broadcasts a row or column of its item, aligned
 /// for 16-byte accesses where the values fill whole 16-byte vectors.
 template <int count, typename T>

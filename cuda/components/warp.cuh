@@ -78,6 +78,20 @@ __device__ __forceinline__ unsigned member_mask()
 }
 #endif
 
+/// Orders the shared-memory accesses of one sub-warp (a barrier of its lanes only).
+template <int subwarp_size>
+__device__ __forceinline__ void sync()
+{
+#if defined(__HIP__)
+    // A wavefront runs in lockstep; the fences keep the compiler and the memory model from reordering.
+    __builtin_amdgcn_fence(__ATOMIC_RELEASE, "wavefront");
+    __builtin_amdgcn_wave_barrier();
+    __builtin_amdgcn_fence(__ATOMIC_ACQUIRE, "wavefront");
+#else
+    __syncwarp(member_mask<subwarp_size>());
+#endif
+}
+
 // The shuffle shim. HIP 5.2 has no *_sync intrinsics; its shuffles take the same `width`, which keeps
 // every shuffle inside the sub-warp on a 64-lane wavefront too. Supported types: int, unsigned,
 // (unsigned) long long, float, double.

@@ -120,7 +120,7 @@ struct SharedCsrBlockLoader {
             my_begin = static_cast<I>(begin);
             my_end = static_cast<I>(first_in_columns(col_idxs, begin, row_end, first + n));
         }
-        batch_dense::subwarp_sync<subwarp_size>();
+        warp::sync<subwarp_size>();
         for (int r = 0; r < n; ++r) {
             const auto begin = static_cast<index64>(warp::broadcast<subwarp_size>(my_begin, r));
             const auto end = static_cast<index64>(warp::broadcast<subwarp_size>(my_end, r));
@@ -254,7 +254,7 @@ __global__ void __launch_bounds__(batch_dense::RegisterPolicy::block_size,
             tile[static_cast<int>(position) / n][static_cast<int>(position) % n] = value;
         },
         pivots + at.first, n, transposed, huard_buffers[slot]);
-    subwarp_sync<subwarp_size>();
+    warp::sync<subwarp_size>();
     const int lane = warp::rank<subwarp_size>();
     V row_sum{};
     if (factor_info == 0 && lane < n) {
