@@ -1,6 +1,6 @@
 // BiCGSTAB's omega with the safeguard of Sleijpen and van der Vorst (1995), the one rule of the
-// single-system BiCGSTAB (bicgstab_step_rules.hpp) and the batched one (core/batch/solver/
-// krylov_item_algorithms.hpp).
+// single-system BiCGSTAB (bicgstab_step_rules.hpp), the batched one (core/batch/solver/
+// krylov_item_algorithms.hpp) and IDR(s)'s omega step (core/solver/idr_step_rules.hpp).
 #pragma once
 
 #include <cmath>

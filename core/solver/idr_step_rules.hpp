@@ -4,6 +4,7 @@
 
 #include <cmath>
 
+#include "core/matrix/bicgstab_omega.hpp"
 #include "core/solver/idr_kernels.hpp"
 
 namespace larch {
@@ -100,14 +101,11 @@ LARCH_HOST_DEVICE void omega(const Column<T>& column, size_type slot, double kap
         } else if (t_norm == 0 || t_r == 0) {
             column.stop(slot, idr_state::breakdown, idr_state::omega_zero);
         } else {
-            // "Maintaining the convergence" (Sleijpen and van der Vorst): omega minimizes ||r - omega t||,
-            // enlarged where |cos(t, r)| is below kappa.
-            auto& value = column.field(idr_state::omega);
-            value = t_r / (t_norm * t_norm);
-            const double cosine = std::abs(t_r) / (t_norm * column.field(idr_state::residual_norm));
-            if (cosine < kappa) {
-                value *= kappa / cosine;
-            }
+            // omega minimizes ||r - omega t||, enlarged where |cos(t, r)| is below kappa (BiCGSTAB's rule;
+            // the square roots of the squared norms give the norms back exactly).
+            const double r_norm = column.field(idr_state::residual_norm);
+            column.field(idr_state::omega) =
+                bicgstab_omega::safeguarded(t_r, t_norm * t_norm, r_norm * r_norm, kappa);
         }
     }
     column.set_update(0, -column.field(idr_state::omega));
