@@ -43,6 +43,7 @@ SparseLayout::SparseLayout(std::shared_ptr<const Executor> exec, std::vector<dim
             host_stored_offsets_[item] + static_cast<std::int64_t>(num_stored[item]);
         host_row_offsets_[item + 1] = host_row_offsets_[item] + static_cast<std::int64_t>(size.rows);
         max_size_.rows = std::max(max_size_.rows, size.rows);
+        min_rows_ = item == 0 ? size.rows : std::min(min_rows_, size.rows);
         max_size_.cols = std::max(max_size_.cols, size.cols);
         max_stored_ = std::max(max_stored_, num_stored[item]);
         total_cols_ += size.cols;

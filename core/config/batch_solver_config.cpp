@@ -81,7 +81,8 @@ void read_common(const ObjectReader& reader, Parameters& parameters)
             if (type != "block_jacobi") {
                 fail(preconditioner.field_path("row_matching"), "only block_jacobi matches rows");
             }
-            parameters.with_block_row_matching(preconditioner.get_choice("row_matching", detail::row_matching_choices()));
+            parameters.with_block_row_matching(
+                preconditioner.get_choice("row_matching", detail::row_matching_choices()));
         }
     }
     if (reader.has("max_residual_replacements")) {

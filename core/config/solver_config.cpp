@@ -129,21 +129,18 @@ Parameters read_common(const ObjectReader& reader, Parameters parameters)
         if (preconditioner.has("max_block_size")) {
             jacobi.with_max_block_size(preconditioner.get_count("max_block_size", 1));
         }
-        const auto read_choice = [&](const std::string& key, const auto& choices) {
-            return preconditioner.get_choice(key, choices);
-        };
         using preconditioner::BlockJacobiAlgorithm;
         using preconditioner::BlockJacobiStorage;
         using preconditioner::SingularBlockPolicy;
         if (preconditioner.has("algorithm")) {
-            jacobi.with_algorithm(read_choice(
+            jacobi.with_algorithm(preconditioner.get_choice(
                 "algorithm", std::vector<std::pair<std::string, BlockJacobiAlgorithm>>{
                                  {"gauss_jordan", BlockJacobiAlgorithm::gauss_jordan},
                                  {"gauss_huard", BlockJacobiAlgorithm::gauss_huard},
                                  {"gauss_huard_transposed", BlockJacobiAlgorithm::gauss_huard_transposed}}));
         }
         if (preconditioner.has("storage_precision")) {
-            jacobi.with_storage_precision(read_choice(
+            jacobi.with_storage_precision(preconditioner.get_choice(
                 "storage_precision", std::vector<std::pair<std::string, BlockJacobiStorage>>{
                                          {"working", BlockJacobiStorage::working},
                                          {"adaptive", BlockJacobiStorage::adaptive}}));
@@ -153,19 +150,19 @@ Parameters read_common(const ObjectReader& reader, Parameters parameters)
                 preconditioner.get_number("accuracy", std::numeric_limits<double>::min(), 1.0));
         }
         if (preconditioner.has("on_singular_block")) {
-            jacobi.with_on_singular_block(read_choice(
+            jacobi.with_on_singular_block(preconditioner.get_choice(
                 "on_singular_block", std::vector<std::pair<std::string, SingularBlockPolicy>>{
                                          {"fallback", SingularBlockPolicy::fallback},
                                          {"throw", SingularBlockPolicy::throw_error}}));
         }
         if (preconditioner.has("extraction")) {
-            jacobi.with_extraction(read_choice(
+            jacobi.with_extraction(preconditioner.get_choice(
                 "extraction", std::vector<std::pair<std::string, preconditioner::BlockJacobiExtraction>>{
                                   {"cached", preconditioner::BlockJacobiExtraction::cached},
                                   {"shared", preconditioner::BlockJacobiExtraction::shared}}));
         }
         if (preconditioner.has("row_matching")) {
-            jacobi.with_row_matching(read_choice("row_matching", detail::row_matching_choices()));
+            jacobi.with_row_matching(preconditioner.get_choice("row_matching", detail::row_matching_choices()));
         }
         parameters.with_preconditioner(jacobi);
     }

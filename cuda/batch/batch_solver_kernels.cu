@@ -480,11 +480,7 @@ void solve(const DefaultExecutor& exec, const Matrix& a, const ::larch::batch::S
     const auto view = batch_view(a);
     using Batch = decltype(view);
     const auto max_rows = layout.get_max_size().rows;
-    const auto& sizes = layout.get_sizes();
-    const auto min_rows = sizes.empty() ? size_type{0}
-                                        : std::min_element(sizes.begin(), sizes.end(), [](dim2 first, dim2 second) {
-                                              return first.rows < second.rows;
-                                          })->rows;
+    const auto min_rows = layout.get_min_rows();
     const auto dispatch = [&](auto method) {
         using Method = decltype(method);
         const auto launch = [&](auto team) {

@@ -69,6 +69,8 @@ TYPED_TEST(BatchSparseReference, KeepsSizesAndNonzerosOfItemsOfDifferentSizes)
     EXPECT_EQ(a->get_item_size(2), (dim2{2, 2}));
     EXPECT_FALSE(a->get_layout().has_shared_pattern());
     EXPECT_EQ(a->get_layout().get_total_rows(), 6u);
+    EXPECT_EQ(a->get_layout().get_max_size(), (dim2{3, 3}));
+    EXPECT_EQ(a->get_layout().get_min_rows(), 1u);
     const auto data = a->to_data();
     for (size_type item = 0; item < 3; ++item) {
         EXPECT_EQ(data[item].entries, small_items()[item].entries) << "item " << item;

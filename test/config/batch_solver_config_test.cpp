@@ -55,11 +55,13 @@ TEST(BatchSolverConfig, BuildsEverySolverWithItsParameters)
                             ->generate_solver(two_items());
     EXPECT_EQ(blocks->get_common_parameters().preconditioner, larch::batch::ItemPreconditioner::block_jacobi);
     EXPECT_EQ(blocks->get_common_parameters().max_block_size, 4u);
-    EXPECT_EQ(blocks->get_common_parameters().block_row_matching, larch::preconditioner::BlockJacobiRowMatching::automatic);
-    const auto unmatched = larch::config::parse_batch_solver_config<double>(
-                               R"({"type": "cg", "preconditioner": {"type": "block_jacobi", "row_matching": "none"}})", ref)
-                               ->generate_solver(two_items());
-    EXPECT_EQ(unmatched->get_common_parameters().block_row_matching, larch::preconditioner::BlockJacobiRowMatching::none);
+    using larch::preconditioner::BlockJacobiRowMatching;
+    EXPECT_EQ(blocks->get_common_parameters().block_row_matching, BlockJacobiRowMatching::automatic);
+    const auto unmatched =
+        larch::config::parse_batch_solver_config<double>(
+            R"({"type": "cg", "preconditioner": {"type": "block_jacobi", "row_matching": "none"}})", ref)
+            ->generate_solver(two_items());
+    EXPECT_EQ(unmatched->get_common_parameters().block_row_matching, BlockJacobiRowMatching::none);
     for (const std::string type : {"cg", "bicgstab"}) {
         const auto other = larch::config::parse_batch_solver_config<double>(
                                R"({"type": ")" + type + R"(", "criteria": {"relative_residual": 1e-4}})", ref)

@@ -46,6 +46,8 @@ public:
     const std::vector<dim2>& get_sizes() const noexcept { return sizes_; }
     /// Largest row count and largest column count over all items.
     dim2 get_max_size() const noexcept { return max_size_; }
+    /// Smallest row count over all items (0 for an empty batch).
+    size_type get_min_rows() const noexcept { return min_rows_; }
     /// True if all items share one pattern (stored once).
     bool has_shared_pattern() const noexcept { return shared_pattern_; }
     /// Host copy of the stored-entry offset of `item` (item == num_items gives the total).
@@ -90,6 +92,7 @@ private:
     std::vector<std::int64_t> host_stored_offsets_;
     std::vector<std::int64_t> host_row_offsets_;
     dim2 max_size_;
+    size_type min_rows_ = 0;
     size_type max_stored_ = 0;
     size_type total_cols_ = 0;
     bool shared_pattern_ = false;
