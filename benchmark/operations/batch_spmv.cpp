@@ -44,7 +44,7 @@ namespace {
 using index_type = std::int32_t;
 const std::vector<std::string> batch_kinds{"homogeneous", "density", "heterogeneous"};
 const std::vector<std::string> kernels{"csr_automatic", "csr_scalar", "csr_vector", "csr_smart",
-                                       "csr_balanced", "coo", "ell"};
+                                       "csr_balanced", "csr_stream", "coo", "ell"};
 constexpr double layout_bytes_per_item = 40.0;
 constexpr long long max_integer = 1LL << 31;
 
@@ -294,9 +294,9 @@ const batch::BatchLinOp<V>& batch_in_format(const std::string& kernel,
         stored_bytes = double(problem.nonzeros) * value_bytes +
                        (shared ? first_nnz : double(problem.nonzeros)) * index_bytes +
                        pattern_rows * index_bytes;
-        // automatic picks per item; the record says how many items took the balanced kernel and which
+        // automatic picks per item; the record says how many items took the stream kernel and which
         // fixed kernel runs the batch when every item chose the same one ("automatic": per item).
-        details["automatic_balanced_items"] = a.get_num_balanced_items();
+        details["automatic_stream_items"] = a.get_num_stream_items();
         details["automatic_kernel"] = batch::to_string(a.get_automatic_kernel());
         details["shared_pattern"] = shared;
         details["mean_row_nonzeros"] = a.get_mean_row_nnz();

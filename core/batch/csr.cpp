@@ -19,6 +19,7 @@ std::string to_string(CsrSpmvKernel kernel)
     case CsrSpmvKernel::vector: return "vector";
     case CsrSpmvKernel::smart: return "smart";
     case CsrSpmvKernel::balanced: return "balanced";
+    case CsrSpmvKernel::stream: return "stream";
     }
     return "unknown";
 }
@@ -27,13 +28,13 @@ CsrSpmvKernel csr_spmv_kernel_from_string(const std::string& name)
 {
     for (const auto kernel : {CsrSpmvKernel::automatic, CsrSpmvKernel::scalar,
                               CsrSpmvKernel::vector, CsrSpmvKernel::smart,
-                              CsrSpmvKernel::balanced}) {
+                              CsrSpmvKernel::balanced, CsrSpmvKernel::stream}) {
         if (to_string(kernel) == name) {
             return kernel;
         }
     }
     LARCH_THROW(BadInput, "batch::Csr: unknown SpMV kernel '" + name +
-                              "' (expected automatic, scalar, vector, smart or balanced)");
+                              "' (expected automatic, scalar, vector, smart, balanced or stream)");
 }
 
 namespace {
@@ -43,15 +44,15 @@ namespace {
 ///   fastest CSR kernel on every batch with short rows, balanced or not (cd7e965: sherman1 x10000,
 ///   3.75/row, double: scalar 0.221 ms, smart 0.325, balanced 0.436; density 8/row unbalanced: scalar
 ///   0.097, balanced 0.124, smart 0.161; float alike).
-/// - mean >= 16: balanced. Since its warps load two chunks at a time (c9c3b84) it is within 4% of the best
-///   CSR kernel on every batch with long rows, even or not, double or float (density 32/row, double:
-///   vector 0.210 / 0.233 ms with even / unbalanced rows, balanced 0.217 / 0.234, smart 0.355 / 0.369;
-///   the heterogeneous batch: balanced 0.600, the best). Smart, chosen before for even rows in double,
-///   made a batch of mixed items run the per-item kernel at 0.279 ms where balanced alone took 0.234.
+/// - mean >= 16: stream. Its coalesced chunks and shared-memory row sums beat balanced (segmented scan
+///   and atomics), the best long-row kernel before, on the long-row batches (density 32/row, double:
+///   stream 0.185 / 0.200 ms with even / unbalanced rows, balanced 0.218 / 0.229, vector 0.210 / 0.233
+///   earlier; float 0.160 / 0.177 against 0.183 / 0.191) and on the heterogeneous batch in double (0.556
+///   against 0.578; float 0.492 against 0.484).
 CsrSpmvKernel automatic_item_kernel(size_type rows, size_type nonzeros)
 {
     const double mean = static_cast<double>(nonzeros) / static_cast<double>(rows);
-    return mean < 16.0 ? CsrSpmvKernel::scalar : CsrSpmvKernel::balanced;
+    return mean < 16.0 ? CsrSpmvKernel::scalar : CsrSpmvKernel::stream;
 }
 
 }  // namespace
@@ -83,7 +84,7 @@ std::unique_ptr<Csr<T, I>> Csr<T, I>::create(std::shared_ptr<const Executor> exe
     std::vector<std::int32_t> item_kernels;
     values.reserve(layout.get_total_stored());
     size_type max_row_nnz = 0;
-    size_type num_balanced_items = 0;
+    size_type num_stream_items = 0;
     auto automatic_kernel = CsrSpmvKernel::automatic;
     for (size_type item = 0; item < items.size(); ++item) {
         const auto& data = *prepared.items[item];
@@ -106,7 +107,7 @@ std::unique_ptr<Csr<T, I>> Csr<T, I>::create(std::shared_ptr<const Executor> exe
         } else if (item_kernel != automatic_kernel) {
             automatic_kernel = CsrSpmvKernel::automatic;
         }
-        num_balanced_items += item_kernel == CsrSpmvKernel::balanced;
+        num_stream_items += item_kernel == CsrSpmvKernel::stream;
         item_kernels.push_back(static_cast<std::int32_t>(item_kernel));
         // Segment s starts in the row that holds nonzero s * nnz / S (the first row whose end lies
         // beyond it); a segment past the last nonzero starts at `rows`.
@@ -130,7 +131,7 @@ std::unique_ptr<Csr<T, I>> Csr<T, I>::create(std::shared_ptr<const Executor> exe
         array<I>{exec, row_starts.begin(), row_starts.end()},
         array<std::int32_t>{exec, item_kernels.begin(), item_kernels.end()}}};
     result->max_row_nnz_ = max_row_nnz;
-    result->num_balanced_items_ = num_balanced_items;
+    result->num_stream_items_ = num_stream_items;
     result->automatic_kernel_ = automatic_kernel;
     return result;
 }
@@ -143,7 +144,7 @@ std::unique_ptr<Csr<T, I>> Csr<T, I>::clone_to(std::shared_ptr<const Executor> e
         array<I>{exec, row_ptrs_}, array<I>{exec, balanced_row_starts_},
         array<std::int32_t>{exec, item_kernels_}}};
     result->max_row_nnz_ = max_row_nnz_;
-    result->num_balanced_items_ = num_balanced_items_;
+    result->num_stream_items_ = num_stream_items_;
     result->automatic_kernel_ = automatic_kernel_;
     result->kernel_ = kernel_;
     return result;

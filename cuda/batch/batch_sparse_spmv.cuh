@@ -86,13 +86,23 @@ struct SparsePolicy {
         return block_size(exec, (layout.get_max_stored() + 3) / 4);
     }
 
-    /// Shared memory for b_i of every item, or 0 (global-memory path) when the largest does not fit.
+    /// Shared memory for b_i of every item, or 0 (global-memory path) when the largest does not fit
+    /// beside the kernel's own `static_bytes` of shared memory.
     template <typename T>
     static std::size_t staging_bytes(const DefaultExecutor& exec, const ::larch::batch::SparseLayout& layout,
-                                     size_type num_rhs)
+                                     size_type num_rhs, std::size_t static_bytes = 0)
     {
         const auto bytes = layout.get_max_size().cols * num_rhs * sizeof(T);
-        return bytes <= exec.get_shared_memory_per_block() ? bytes : 0;
+        return bytes + static_bytes <= exec.get_shared_memory_per_block() ? bytes : 0;
+    }
+
+    /// Nonzeros each thread of the stream kernel loads per chunk (a chunk: stream_entries x block size).
+    static constexpr int stream_entries = 4;
+    /// The stream kernel's shared memory besides b_i: two chunks of products.
+    template <typename T>
+    static constexpr std::size_t stream_static_bytes()
+    {
+        return 2 * max_block_size * stream_entries * sizeof(T);
     }
 };
 
@@ -345,6 +355,118 @@ struct CsrRowWalker {
         return row;
     }
 };
+
+/**
+ * Stream: the block reads the item's nonzeros in chunks of stream_entries x blockDim.x consecutive
+ * entries, each thread stream_entries of them a block width apart (every load a coalesced warp read, and
+ * stream_entries values and column indices in flight per thread), and writes their products with b_i to
+ * shared memory. Then the rows in the chunk (those that start in it, and the one that crossed the
+ * previous chunk's end, at most one since rows are consecutive) are summed from there by sub-warps of
+ * the widest power of two <= 32 lanes that still gives every such row its own sub-warp: one thread per
+ * row for short rows, up to a warp for a few long ones (a thread per row left a chunk of a few
+ * 400-entry rows waiting on one thread's serial sum). A row that runs on past the chunk leaves its
+ * partial sum in `carried` for the next chunk. No atomics, no scan, no row search per nonzero. The
+ * products are double-buffered and `carried` is kept for three chunks, so one barrier per chunk suffices
+ * (the __syncthreads_count that finds how many rows start in it). Several right-hand sides take one pass
+ * over the item each.
+ */
+template <typename T, typename I>
+__device__ void csr_stream_item(const CsrItem<T, I>& item, const T* item_b, const Operands<T>& op,
+                                T* item_x)
+{
+    constexpr int entries = SparsePolicy::stream_entries;
+    __shared__ T products[2][SparsePolicy::max_block_size * entries];
+    // chunk k's slot k % 3: the row crossing the end of chunk k (-1: none) and its partial sum
+    __shared__ int carried_row[3];
+    __shared__ T carried_sum[3];
+    const int rank = threadIdx.x;
+    const int threads = blockDim.x;
+    const int chunk = threads * entries;
+    const int rows = item.at.rows;
+    const I* row_ptrs = item.row_ptrs;
+    const int nnz = static_cast<int>(row_ptrs[rows]);
+    int step = 0;  // chunks so far, over all right-hand sides
+    for (int rhs = 0; rhs < op.num_rhs; ++rhs) {
+        int first_row = 0;  // the first row that starts in this chunk or a later one
+        for (int begin = 0;; begin += chunk, ++step) {
+            const int end = min(begin + chunk, nnz);
+            const bool last = end == nnz;
+            T* buffer = products[step % 2];
+            T value[entries];
+            I col[entries];
+#pragma unroll
+            for (int k = 0; k < entries; ++k) {
+                const int nz = begin + k * threads + rank;
+                value[k] = nz < end ? item.values[nz] : T{};
+                col[k] = nz < end ? item.col_idxs[nz] : I{};
+            }
+#pragma unroll
+            for (int k = 0; k < entries; ++k) {
+                if (begin + k * threads + rank < end) {
+                    buffer[k * threads + rank] = value[k] * item_b[col[k] * op.num_rhs + rhs];
+                }
+            }
+            if (rank == 0) {
+                // last read in chunk step - 2, which every thread left before the previous barrier
+                carried_row[step % 3] = -1;
+            }
+            // How many rows start in this chunk (in the last one: every row left, empty ones
+            // included), a block width at a time; the first count is the barrier that publishes the
+            // products and the previous chunk's carried row.
+            int starting = 0;
+            for (int base = first_row;; base += threads) {
+                const int row = base + rank;
+                const int count = __syncthreads_count(
+                    row < rows && (last || static_cast<int>(row_ptrs[row]) < end));
+                starting += count;
+                if (count < threads) {
+                    break;
+                }
+            }
+            const int previous = (step + 2) % 3;
+            const int crossing = begin > 0 ? carried_row[previous] : -1;
+            const int first_task_row = crossing >= 0 ? crossing : first_row;
+            const int tasks = starting + (crossing >= 0 ? 1 : 0);
+            int lanes = 32;
+            while (lanes > 1 && tasks * lanes > threads) {
+                lanes /= 2;
+            }
+            const int lane = rank % lanes;
+            // sub-warp g takes rows g, g + threads / lanes, ...: every thread makes the same number of
+            // passes (ceil(tasks / (threads / lanes))), so all lanes reach the shuffles
+            for (int task = rank / lanes; task - rank / lanes < tasks; task += threads / lanes) {
+                const bool real = task < tasks;
+                const int row = first_task_row + task;
+                const int row_begin = real ? max(static_cast<int>(row_ptrs[row]), begin) : 0;
+                const int row_end = real ? static_cast<int>(row_ptrs[row + 1]) : 0;
+                T sum{};
+                for (int nz = row_begin + lane; nz < min(row_end, end); nz += lanes) {
+                    sum += buffer[nz - begin];
+                }
+                for (int offset = lanes / 2; offset > 0; offset /= 2) {
+                    sum += warp::shuffle_xor<32>(sum, offset);
+                }
+                if (real && lane == 0) {
+                    if (row == crossing) {
+                        sum += carried_sum[previous];
+                    }
+                    if (row_end <= end) {
+                        T* out = item_x + std::int64_t{row} * op.num_rhs + rhs;
+                        *out = op.scale(sum, out);
+                    } else {
+                        carried_row[step % 3] = row;
+                        carried_sum[step % 3] = sum;
+                    }
+                }
+            }
+            first_row += starting;
+            if (last) {
+                ++step;
+                break;
+            }
+        }
+    }
+}
 
 /// Rows of one ELL item, one thread of its team per row; slot k of row r at k * rows + r
 /// (column-major, so the threads of a warp read consecutive addresses).

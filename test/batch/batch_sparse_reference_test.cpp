@@ -304,18 +304,18 @@ TEST(BatchCsrReference, PrecomputesEqualNonzeroSegmentsForTheBalancedKernel)
 
     EXPECT_EQ(starts, (std::vector<std::int32_t>{0, 1, 1, 1, 1, 1, 1, 2, 4}));
     EXPECT_EQ(a->get_max_row_nnz(), 150u);
-    // Automatic: item 0 has mean 4 < 16, so scalar; item 1 has mean 157 / 8 >= 16 and longest row
-    // 150 > 4 x 157 / 8, so balanced; the items differ, so the batch runs the per-item kernel.
+    // Automatic: item 0 has mean 4 < 16, so scalar; item 1 has mean 157 / 8 >= 16, so stream; the
+    // items differ, so the batch runs the per-item kernel.
     EXPECT_EQ(kernels, (std::vector<std::int32_t>{
                            static_cast<std::int32_t>(larch::batch::CsrSpmvKernel::scalar),
-                           static_cast<std::int32_t>(larch::batch::CsrSpmvKernel::balanced)}));
-    EXPECT_EQ(a->get_num_balanced_items(), 1u);
+                           static_cast<std::int32_t>(larch::batch::CsrSpmvKernel::stream)}));
+    EXPECT_EQ(a->get_num_stream_items(), 1u);
     EXPECT_EQ(a->get_automatic_kernel(), larch::batch::CsrSpmvKernel::automatic);
 }
 
 TEST(BatchCsrReference, NamesEveryKernelAndRejectsUnknownNames)
 {
-    for (const auto name : {"automatic", "scalar", "vector", "smart", "balanced"}) {
+    for (const auto name : {"automatic", "scalar", "vector", "smart", "balanced", "stream"}) {
         EXPECT_EQ(larch::batch::to_string(larch::batch::csr_spmv_kernel_from_string(name)), name);
     }
     larch::test::expect_contains(

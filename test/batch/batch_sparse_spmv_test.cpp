@@ -31,7 +31,8 @@ constexpr unsigned seed = 20261123;
 /// The formats and kernels under test: "csr_<kernel>" (every CsrSpmvKernel), "coo", "ell".
 std::vector<std::string> variant_names()
 {
-    return {"csr_automatic", "csr_scalar", "csr_vector", "csr_smart", "csr_balanced", "coo", "ell"};
+    return {"csr_automatic", "csr_scalar", "csr_vector", "csr_smart", "csr_balanced", "csr_stream",
+            "coo",           "ell"};
 }
 
 /// Parameter: (executor, variant).
@@ -154,6 +155,34 @@ TEST_P(BatchSparseSpmv, MatchesReferenceOnLongRowsAndOneRowItems)
     const auto one_row = larch::test::random_sparse_items<double>(rng, 50, 1, 1);
     items.insert(items.end(), one_row.begin(), one_row.end());
     check(items, 2);
+}
+
+TEST_P(BatchSparseSpmv, MatchesReferenceOnRowsCrossingSeveralChunks)
+{
+    // Item 0: 3,000 columns, empty rows first and last, one row of 2,500 nonzeros (longer than two of
+    // the stream kernel's 1,024-entry chunks) between rows of one entry; item 1: rows of 1,023, 1 and
+    // 1,025 nonzeros, so that row ends fall just before, on and after chunk ends.
+    std::mt19937 rng{seed + 6};
+    std::uniform_real_distribution<double> value(-1.0, 1.0);
+    matrix_data<double> crossing{larch::dim2{8, 3000}};
+    for (size_type row = 1; row < 7; ++row) {
+        const size_type length = row == 3 ? 2500 : 1;
+        for (size_type col = 0; col < length; ++col) {
+            crossing.entries.push_back({static_cast<std::int32_t>(row),
+                                        static_cast<std::int32_t>((col * 7 + row) % 3000), value(rng)});
+        }
+    }
+    matrix_data<double> edges{larch::dim2{3, 1100}};
+    const size_type lengths[] = {1023, 1, 1025};
+    for (size_type row = 0; row < 3; ++row) {
+        for (size_type col = 0; col < lengths[row]; ++col) {
+            edges.entries.push_back({static_cast<std::int32_t>(row), static_cast<std::int32_t>(col), value(rng)});
+        }
+    }
+    for (auto* item : {&crossing, &edges}) {
+        item->sort_row_major();
+    }
+    check(std::vector<matrix_data<double>>{crossing, edges}, 2);
 }
 
 TEST_P(BatchSparseSpmv, MatchesReferenceOnManySmallItemsPackedIntoBlocks)
