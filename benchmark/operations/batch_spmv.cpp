@@ -294,9 +294,9 @@ const batch::BatchLinOp<V>& batch_in_format(const std::string& kernel,
         stored_bytes = double(problem.nonzeros) * value_bytes +
                        (shared ? first_nnz : double(problem.nonzeros)) * index_bytes +
                        pattern_rows * index_bytes;
-        // automatic picks per item; the record says how many items took the stream kernel and which
+        // automatic picks per item; the record says how many items took the balanced kernel and which
         // fixed kernel runs the batch when every item chose the same one ("automatic": per item).
-        details["automatic_stream_items"] = a.get_num_stream_items();
+        details["automatic_balanced_items"] = a.get_num_balanced_items();
         details["automatic_kernel"] = batch::to_string(a.get_automatic_kernel());
         details["shared_pattern"] = shared;
         details["mean_row_nonzeros"] = a.get_mean_row_nnz();

@@ -44,15 +44,23 @@ namespace {
 ///   fastest CSR kernel on every batch with short rows, balanced or not (cd7e965: sherman1 x10000,
 ///   3.75/row, double: scalar 0.221 ms, smart 0.325, balanced 0.436; density 8/row unbalanced: scalar
 ///   0.097, balanced 0.124, smart 0.161; float alike).
-/// - mean >= 16: stream. Its coalesced chunks and shared-memory row sums beat balanced (segmented scan
-///   and atomics), the best long-row kernel before, on the long-row batches (density 32/row, double:
-///   stream 0.185 / 0.200 ms with even / unbalanced rows, balanced 0.218 / 0.229, vector 0.210 / 0.233
-///   earlier; float 0.160 / 0.177 against 0.183 / 0.191) and on the heterogeneous batch in double (0.556
-///   against 0.578; float 0.492 against 0.484).
+/// - mean >= 16: balanced in a batch that mixes such items with short-row ones, stream where every item
+///   has long rows (automatic then runs the fixed kernel, see create). Stream's coalesced chunks and
+///   shared-memory row sums beat balanced's segmented scan and atomics as the fixed kernel of a long-row
+///   batch (density 32/row, double: stream 0.185 / 0.200 ms with even / unbalanced rows, balanced 0.216 /
+///   0.225; float 0.158 / 0.181 against 0.179 / 0.190), but as the long-row branch of the per-item kernel
+///   on the heterogeneous batch it lost to balanced (float 0.495 against 0.414 ms, double 0.540 against
+///   0.519-0.531), so the per-item kernel keeps balanced.
 CsrSpmvKernel automatic_item_kernel(size_type rows, size_type nonzeros)
 {
     const double mean = static_cast<double>(nonzeros) / static_cast<double>(rows);
-    return mean < 16.0 ? CsrSpmvKernel::scalar : CsrSpmvKernel::stream;
+    return mean < 16.0 ? CsrSpmvKernel::scalar : CsrSpmvKernel::balanced;
+}
+
+/// The fixed kernel a batch whose items all chose `item_kernel` runs (see automatic_item_kernel).
+CsrSpmvKernel automatic_batch_kernel(CsrSpmvKernel item_kernel)
+{
+    return item_kernel == CsrSpmvKernel::balanced ? CsrSpmvKernel::stream : item_kernel;
 }
 
 }  // namespace
@@ -84,7 +92,7 @@ std::unique_ptr<Csr<T, I>> Csr<T, I>::create(std::shared_ptr<const Executor> exe
     std::vector<std::int32_t> item_kernels;
     values.reserve(layout.get_total_stored());
     size_type max_row_nnz = 0;
-    size_type num_stream_items = 0;
+    size_type num_balanced_items = 0;
     auto automatic_kernel = CsrSpmvKernel::automatic;
     for (size_type item = 0; item < items.size(); ++item) {
         const auto& data = *prepared.items[item];
@@ -107,7 +115,7 @@ std::unique_ptr<Csr<T, I>> Csr<T, I>::create(std::shared_ptr<const Executor> exe
         } else if (item_kernel != automatic_kernel) {
             automatic_kernel = CsrSpmvKernel::automatic;
         }
-        num_stream_items += item_kernel == CsrSpmvKernel::stream;
+        num_balanced_items += item_kernel == CsrSpmvKernel::balanced;
         item_kernels.push_back(static_cast<std::int32_t>(item_kernel));
         // Segment s starts in the row that holds nonzero s * nnz / S (the first row whose end lies
         // beyond it); a segment past the last nonzero starts at `rows`.
@@ -131,8 +139,8 @@ std::unique_ptr<Csr<T, I>> Csr<T, I>::create(std::shared_ptr<const Executor> exe
         array<I>{exec, row_starts.begin(), row_starts.end()},
         array<std::int32_t>{exec, item_kernels.begin(), item_kernels.end()}}};
     result->max_row_nnz_ = max_row_nnz;
-    result->num_stream_items_ = num_stream_items;
-    result->automatic_kernel_ = automatic_kernel;
+    result->num_balanced_items_ = num_balanced_items;
+    result->automatic_kernel_ = automatic_batch_kernel(automatic_kernel);
     return result;
 }
 
@@ -144,7 +152,7 @@ std::unique_ptr<Csr<T, I>> Csr<T, I>::clone_to(std::shared_ptr<const Executor> e
         array<I>{exec, row_ptrs_}, array<I>{exec, balanced_row_starts_},
         array<std::int32_t>{exec, item_kernels_}}};
     result->max_row_nnz_ = max_row_nnz_;
-    result->num_stream_items_ = num_stream_items_;
+    result->num_balanced_items_ = num_balanced_items_;
     result->automatic_kernel_ = automatic_kernel_;
     result->kernel_ = kernel_;
     return result;

@@ -23,8 +23,8 @@
 //   sum the chunk's rows (a row crossing the chunk's end carries its partial sum to the next chunk).
 //   One block per item.
 // - CSR automatic: when every item chose the same kernel at creation (batch::Csr::get_automatic_kernel)
-//   that fixed kernel runs; otherwise one kernel branches per item on get_const_item_kernels (scalar or
-//   stream; the branch is uniform over the block).
+//   that fixed kernel runs (scalar, or stream for balanced items); otherwise one kernel branches per item
+//   on get_const_item_kernels (scalar or balanced; the branch is uniform over the block).
 #include <algorithm>
 #include <cstdint>
 
@@ -117,14 +117,14 @@ template <typename T, typename I>
 __global__ void __launch_bounds__(SparsePolicy::max_block_size)
     csr_automatic_kernel(CsrView<T, I> a, Operands<T> op)
 {
-    // One block per item, running it as scalar or stream as chosen at creation (the branch is uniform
+    // One block per item, running it as scalar or balanced as chosen at creation (the branch is uniform
     // over the block, so it costs no divergence).
     using ::larch::batch::CsrSpmvKernel;
     const std::int64_t index = blockIdx.x;
     const auto item = csr_item(a, index);
     T* item_x = op.item_x(index);
-    if (a.item_kernels[index] == static_cast<std::int32_t>(CsrSpmvKernel::stream)) {
-        csr_stream_item(item, load_item_b(op, index, item.at.cols), op, item_x);
+    if (a.item_kernels[index] == static_cast<std::int32_t>(CsrSpmvKernel::balanced)) {
+        csr_balanced_item(a, index, item, op, item_x);
     } else {
         csr_subwarp_rows<1>(item.at.rows, item.values, item.col_idxs, item.row_ptrs,
                             load_item_b(op, index, item.at.cols), op, item_x, block_row_team());
@@ -233,7 +233,7 @@ void csr_spmv(const DefaultExecutor& exec, const ::larch::batch::Csr<T, I>& a,
     const auto& layout = a.get_layout();
     const auto staging = SparsePolicy::staging_bytes<T>(exec, layout, b.get_num_cols());
     const auto op = operands_of(alpha, b, beta, x, staging);
-    // b_i beside the stream kernel's products (automatic runs it for some items)
+    // b_i beside the stream kernel's products
     const auto stream_staging = SparsePolicy::staging_bytes<T>(exec, layout, b.get_num_cols(),
                                                                SparsePolicy::stream_static_bytes<T>());
     const auto stream_op = operands_of(alpha, b, beta, x, stream_staging);
@@ -266,10 +266,10 @@ void csr_spmv(const DefaultExecutor& exec, const ::larch::batch::Csr<T, I>& a,
         break;
     case CsrSpmvKernel::automatic: {
         // Items differ: the block must suit the largest item's rows (a thread each for scalar items) and
-        // its nonzeros (4 per thread in a chunk of stream items).
+        // its nonzero segments (balanced items).
         const int block = std::max(SparsePolicy::block_size(exec, max_rows),
                                    SparsePolicy::segmented_block_size(exec, layout));
-        csr_automatic_kernel<T, I><<<grid, block, stream_staging>>>(view, stream_op);
+        csr_automatic_kernel<T, I><<<grid, block, staging>>>(view, op);
         break;
     }
     }

@@ -24,10 +24,11 @@ namespace batch {
 enum class CsrSpmvKernel {
     automatic,  ///< per item at creation (get_const_item_kernels), measured on the H100: scalar for a
                 ///< mean row length < 16 (fastest CSR kernel on every short-row batch, e.g. sherman1:
-                ///< scalar 0.221 ms, smart 0.325, balanced 0.436), stream otherwise (the fastest on the
-                ///< long-row batches, e.g. density 32/row unbalanced, double: stream 0.200, balanced
-                ///< 0.229). When every item chose the same kernel the batch runs that fixed kernel, so a
-                ///< uniform batch pays nothing for the choice (get_automatic_kernel)
+                ///< scalar 0.221 ms, smart 0.325, balanced 0.436), balanced otherwise. When every item
+                ///< chose the same kernel the batch runs one fixed kernel, so a uniform batch pays nothing
+                ///< for the choice: scalar, or stream where every item has long rows (the fastest there,
+                ///< e.g. density 32/row unbalanced, double: stream 0.200, balanced 0.225;
+                ///< get_automatic_kernel)
     scalar,     ///< one thread per row
     vector,     ///< one 32-lane warp per row, warp reduction
     smart,      ///< one sub-warp per row, its size the power of two nearest the item's nnz / rows
@@ -125,17 +126,18 @@ public:
         return balanced_row_starts_.get_const_data();
     }
     /// Executor memory, one entry per item: the kernel automatic runs it with, as
-    /// static_cast<int>(CsrSpmvKernel::scalar) or ::stream.
+    /// static_cast<int>(CsrSpmvKernel::scalar) or ::balanced.
     const std::int32_t* get_const_item_kernels() const noexcept
     {
         return item_kernels_.get_const_data();
     }
-    /// The fixed kernel automatic runs the whole batch with when every item chose it (scalar or
-    /// stream), automatic when the items differ (the per-item kernel then branches on
+    /// The fixed kernel automatic runs the whole batch with when every item chose the same kernel (scalar,
+    /// or stream for balanced items), automatic when the items differ (the per-item kernel then branches on
     /// get_const_item_kernels).
     CsrSpmvKernel get_automatic_kernel() const noexcept { return automatic_kernel_; }
-    /// How many items automatic runs with the stream kernel (host data).
-    size_type get_num_stream_items() const noexcept { return num_stream_items_; }
+    /// How many items chose balanced (mean row length >= 16; host data): the per-item kernel runs them
+    /// balanced, a batch of only such items runs stream.
+    size_type get_num_balanced_items() const noexcept { return num_balanced_items_; }
     /// Nonzeros per row over the whole batch (total nnz / total rows; host data).
     double get_mean_row_nnz() const noexcept { return mean_row_nnz_; }
     /// The longest row of any item (host data).
@@ -160,7 +162,7 @@ private:
     array<I> row_ptrs_;
     array<I> balanced_row_starts_;
     array<std::int32_t> item_kernels_;
-    size_type num_stream_items_ = 0;
+    size_type num_balanced_items_ = 0;
     CsrSpmvKernel automatic_kernel_ = CsrSpmvKernel::automatic;
     double mean_row_nnz_ = 0.0;
     size_type max_row_nnz_ = 0;
