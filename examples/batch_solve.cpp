@@ -22,6 +22,8 @@
 #include <larch/generate/problems.hpp>
 #include <larch/io/batch_matrix_market.hpp>
 
+#include "flag_value.hpp"
+
 namespace {
 
 struct Options {
@@ -81,8 +83,9 @@ std::unique_ptr<larch::batch::BatchIterativeSolver<double>> make_solver(
         ->generate(a);
 }
 
+/// False, after a message for a malformed flag value, if the arguments are not a valid command line.
 bool parse(int argc, char** argv, Options& options)
-{
+try {
     for (int i = 1; i < argc; ++i) {
         const std::string arg = argv[i];
         const bool has_value = i + 1 < argc;
@@ -91,11 +94,11 @@ bool parse(int argc, char** argv, Options& options)
         } else if (arg == "--jacobi") {
             options.jacobi = true;
         } else if (arg == "--tolerance" && has_value) {
-            options.tolerance = std::stod(argv[++i]);
+            options.tolerance = larch::examples::flag_value<double>(arg, argv[++i]);
         } else if (arg == "--max-iterations" && has_value) {
-            options.max_iterations = std::stoul(argv[++i]);
+            options.max_iterations = larch::examples::flag_value<larch::size_type>(arg, argv[++i]);
         } else if (arg == "--generate" && has_value) {
-            options.generate = std::stoul(argv[++i]);
+            options.generate = larch::examples::flag_value<larch::size_type>(arg, argv[++i]);
         } else if (arg.size() > 4 && arg.substr(arg.size() - 4) == ".mtx") {
             options.files.push_back(arg);
         } else if (i == 1 && arg.rfind("--", 0) != 0) {
@@ -106,6 +109,9 @@ bool parse(int argc, char** argv, Options& options)
     }
     return (options.generate > 0) != !options.files.empty() &&
            (options.solver == "bicgstab" || options.solver == "cg" || options.solver == "gmres");
+} catch (const larch::BadInput& error) {
+    std::cerr << "batch_solve: " << error.get_message() << "\n";
+    return false;
 }
 
 }  // namespace

@@ -16,6 +16,8 @@
 #include <larch/matrix/dense.hpp>
 #include <larch/matrix/ell.hpp>
 
+#include "flag_value.hpp"
+
 using namespace larch;
 using Csr = matrix::Csr<double>;
 using Vector = matrix::Dense<double>;
@@ -29,17 +31,27 @@ struct Settings {
     int repetitions = 20;
 };
 
+/// The value of `flag` as a positive int (a count below 1 was once silently taken as 1).
+int positive_value(const std::string& flag, const std::string& text)
+{
+    const int value = examples::flag_value<int>(flag, text);
+    if (value < 1) {
+        throw BadInput(__FILE__, __LINE__, flag + " expects a positive integer, got '" + text + "'");
+    }
+    return value;
+}
+
 Settings parse_arguments(int argc, char** argv)
 {
     Settings settings;
     for (int i = 1; i < argc; ++i) {
         const std::string arg = argv[i];
         if (arg == "--size" && i + 1 < argc) {
-            settings.grid_size = std::stoi(argv[++i]);
+            settings.grid_size = positive_value(arg, argv[++i]);
         } else if (arg == "--executor" && i + 1 < argc) {
             settings.executor = argv[++i];
         } else if (arg == "--repetitions" && i + 1 < argc) {
-            settings.repetitions = std::max(1, std::stoi(argv[++i]));
+            settings.repetitions = positive_value(arg, argv[++i]);
         } else if (arg.rfind("--", 0) != 0 && settings.matrix_file.empty()) {
             settings.matrix_file = arg;
         } else {
@@ -83,7 +95,9 @@ double max_relative_difference(const std::vector<double>& x, const std::vector<d
     double difference = 0.0;
     for (size_t i = 0; i < x.size(); ++i) {
         const double absolute = std::abs(x[i] - reference[i]);
-        difference = std::max(difference, magnitude[i] > 0 ? absolute / magnitude[i] : absolute);
+        const double term = magnitude[i] > 0 ? absolute / magnitude[i] : absolute;
+        // std::max(difference, NaN) is difference: a format that returns NaN must fail, not pass
+        difference = std::isnan(term) ? term : std::max(difference, term);
     }
     return difference;
 }

@@ -15,7 +15,7 @@
 #include <larch/solver/residual.hpp>
 
 int main(int argc, char** argv)
-{
+try {
     const auto exec = larch::make_executor(argc > 1 ? argv[1] : "omp");
     const auto A = larch::share(larch::matrix::Csr<double>::create(exec, larch::generate::laplace_2d<double>(16)));
     const auto b = larch::matrix::Dense<double>::create(exec, std::vector<double>(256, 1.0));
@@ -68,4 +68,8 @@ int main(int argc, char** argv)
     std::cout << (accepted == 0 ? "every malformed description was rejected with its field path\n"
                                 : "SOME MALFORMED DESCRIPTIONS WERE NOT REJECTED AS EXPECTED\n");
     return accepted == 0 ? 0 : 1;
+} catch (const std::exception& error) {
+    // A bad executor name or a missing matrix folder: a message, not std::terminate.
+    std::cerr << "json_solver_config: " << error.what() << "\n";
+    return 2;
 }

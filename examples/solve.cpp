@@ -24,6 +24,8 @@
 #include <larch/matrix/csr.hpp>
 #include <larch/matrix/dense.hpp>
 
+#include "flag_value.hpp"
+
 using namespace larch;
 using Vector = matrix::Dense<double>;
 
@@ -71,10 +73,13 @@ Settings parse_arguments(int argc, char** argv)
             }
             return argv[++i];
         };
+        // The whole value as a count or a finite number (examples/flag_value.hpp says why not std::stoul).
+        auto count_value = [&]() { return examples::flag_value<size_type>(arg, value()); };
+        auto number_value = [&]() { return examples::flag_value<double>(arg, value()); };
         if (arg == "--generate") {
             settings.generator = value();
         } else if (arg == "--size") {
-            settings.size = std::stoul(value());
+            settings.size = count_value();
         } else if (arg == "--executor") {
             settings.executor = value();
         } else if (arg == "--solver") {
@@ -82,26 +87,33 @@ Settings parse_arguments(int argc, char** argv)
         } else if (arg == "--config") {
             settings.config_file = value();
         } else if (arg == "--tolerance") {
-            settings.tolerance = std::stod(value());
+            settings.tolerance = number_value();
         } else if (arg == "--max-iterations") {
-            settings.max_iterations = std::stoul(value());
+            settings.max_iterations = count_value();
         } else if (arg == "--block-size") {
-            settings.block_size = std::stoul(value());
+            settings.block_size = count_value();
         } else if (arg == "--algorithm") {
             settings.algorithm = value();
         } else if (arg == "--divergence") {
-            settings.divergence = std::stod(value());
+            settings.divergence = number_value();
+            if (settings.divergence != 0 && settings.divergence < 1) {
+                throw BadInput(__FILE__, __LINE__, "--divergence expects a factor >= 1, or 0 for off, got " +
+                                                       std::to_string(settings.divergence));
+            }
         } else if (arg == "--stagnation") {
-            settings.stagnation_window = std::stoul(value());
+            settings.stagnation_window = count_value();
         } else if (arg == "--adaptive-precision") {
             settings.adaptive_precision = true;
         } else if (arg == "--no-preconditioner") {
             settings.preconditioner = false;
         } else if (arg == "--rhs") {
             settings.rhs = value();
+            if (settings.rhs != "ones" && settings.rhs != "uniform") {
+                throw BadInput(__FILE__, __LINE__, "--rhs expects ones or uniform, got '" + settings.rhs + "'");
+            }
         } else if (arg == "--monitor") {
             const bool count_follows = i + 1 < argc && std::isdigit(static_cast<unsigned char>(argv[i + 1][0]));
-            settings.monitor_every = count_follows ? std::stoul(argv[++i]) : 1;
+            settings.monitor_every = count_follows ? count_value() : 1;
         } else if (arg.rfind("--", 0) != 0 && settings.matrix_file.empty()) {
             settings.matrix_file = arg;
         } else {

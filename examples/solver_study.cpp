@@ -36,6 +36,8 @@
 #include <larch/matrix/csr.hpp>
 #include <larch/preconditioner/block_jacobi.hpp>
 
+#include "flag_value.hpp"
+
 using namespace larch;
 namespace fs = std::filesystem;
 
@@ -399,7 +401,7 @@ bool open_output(const std::string& path, std::ofstream& file)
 }  // namespace
 
 int main(int argc, char** argv)
-{
+try {
     Settings settings;
     for (int i = 1; i < argc; ++i) {
         const std::string arg = argv[i];
@@ -410,11 +412,16 @@ int main(int argc, char** argv)
         } else if (arg == "--json" && i + 1 < argc) {
             settings.json = argv[++i];
         } else if (arg == "--max-iterations" && i + 1 < argc) {
-            settings.max_iterations = std::stoul(argv[++i]);
+            settings.max_iterations = examples::flag_value<size_type>(arg, argv[++i]);
         } else if (arg == "--shard" && i + 1 < argc) {
             const std::string shard = argv[++i];
-            settings.shard = std::stoul(shard.substr(0, shard.find('/')));
-            settings.num_shards = std::stoul(shard.substr(shard.find('/') + 1));
+            const auto slash = shard.find('/');
+            settings.shard = examples::flag_value<size_type>(arg, shard.substr(0, slash));
+            settings.num_shards =
+                slash == std::string::npos ? 0 : examples::flag_value<size_type>(arg, shard.substr(slash + 1));
+            if (settings.shard >= settings.num_shards) {
+                throw BadInput(__FILE__, __LINE__, "--shard expects K/N with K < N, got '" + shard + "'");
+            }
         } else if (arg == "--solvers" && i + 1 < argc) {
             settings.solvers.clear();
             std::stringstream list{argv[++i]};
@@ -425,18 +432,18 @@ int main(int argc, char** argv)
             settings.block_sizes.clear();
             std::stringstream list{argv[++i]};
             for (std::string size; std::getline(list, size, ',');) {
-                settings.block_sizes.push_back(std::stoul(size));
+                settings.block_sizes.push_back(examples::flag_value<size_type>(arg, size));
             }
         } else if (arg == "--algorithm" && i + 1 < argc) {
             settings.algorithm = argv[++i];
         } else if (arg == "--time-limit" && i + 1 < argc) {
-            settings.time_limit = std::stod(argv[++i]);
+            settings.time_limit = examples::flag_value<double>(arg, argv[++i]);
         } else if (arg == "--no-progress-stops") {
             settings.progress_stops = false;
         } else if (arg == "--rhs" && i + 1 < argc) {
             settings.rhs_of_ones = std::string{argv[++i]} == "ones";
         } else if (arg == "--tolerance" && i + 1 < argc) {
-            settings.tolerance = std::stod(argv[++i]);
+            settings.tolerance = examples::flag_value<double>(arg, argv[++i]);
         } else if (arg.rfind("--", 0) != 0) {
             settings.matrix_dir = arg;
         } else {
@@ -488,4 +495,8 @@ int main(int argc, char** argv)
         json_file << json_report(settings, *exec, study_cases, results).dump(2) << '\n';
     }
     return 0;
+} catch (const std::exception& error) {
+    // A bad flag value, a missing matrix folder: a message, not std::terminate.
+    std::cerr << "solver_study: " << error.what() << "\n";
+    return 2;
 }

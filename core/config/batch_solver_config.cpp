@@ -47,6 +47,12 @@ void read_common(const ObjectReader& reader, Parameters& parameters)
                 parameters.with_tolerance(criteria.get_number(key, std::numeric_limits<double>::min(), largest));
                 continue;
             }
+            // An empty list would leave item_tolerances empty, which the solver reads as "`tolerance` for
+            // every item": the default would silently replace the per-item tolerances asked for.
+            if (value.empty()) {
+                fail(criteria.field_path(key), "an empty list gives no item a tolerance; give one number > 0 "
+                                               "per item, or a single number for all");
+            }
             std::vector<double> tolerances;
             for (size_type item = 0; item < value.size(); ++item) {
                 const auto path = criteria.field_path(key) + "/" + std::to_string(item);

@@ -102,6 +102,13 @@ TEST(BatchSolverConfig, RejectsBadDescriptionsNamingThePath)
     EXPECT_NE(error_of(R"({"type": "cg", "preconditioner": {"type": "block_jacobi", "max_block_size": 64}})")
                   .find("/preconditioner/max_block_size"),
               std::string::npos);
+    // An empty list would otherwise fall back to the default tolerance for every item without a word.
+    EXPECT_NE(error_of(R"({"type": "cg", "criteria": {"relative_residual": []}})")
+                  .find("/criteria/relative_residual: an empty list"),
+              std::string::npos);
+    EXPECT_NE(error_of(R"({"type": "cg", "criteria": {"absolute_residual": []}})")
+                  .find("/criteria/absolute_residual: an empty list"),
+              std::string::npos);
     // A per-item list of the wrong length is caught when the solver is generated for the batch.
     EXPECT_THROW(larch::config::parse_batch_solver_config<double>(
                      R"({"type": "cg", "criteria": {"relative_residual": [1e-3]}})", ref)

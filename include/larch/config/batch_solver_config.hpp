@@ -23,7 +23,7 @@ namespace config {
  * Fields (all but "type" optional; defaults as batch_common_parameters):
  * - "type": "cg" | "bicgstab" | "gmres"
  * - "criteria": {"max_iterations": integer >= 1, and at most one of "relative_residual" or
- *   "absolute_residual": a number > 0 for every item, or an array of them, one per item}
+ *   "absolute_residual": a number > 0 for every item, or a non-empty array of them, one per item}
  * - "preconditioner": {"type": "none" | "jacobi"} or {"type": "block_jacobi", "max_block_size": 1..32
  *   (default 32), "row_matching": "automatic" | "none" | "maximum_product" (default automatic: the items
  *   with a zero or missing diagonal entry)}
