@@ -24,6 +24,8 @@
 #include <larch/solver/idr.hpp>
 #include <larch/solver/residual.hpp>
 
+#include "flag_value.hpp"
+
 namespace {
 
 const char* const usage =
@@ -86,7 +88,7 @@ int run(int argc, char** argv)
         } else if (arg == "--solver") {
             solver_name = value();
         } else if (arg == "--size") {
-            size = std::stoul(value());
+            size = larch::examples::flag_value<larch::size_type>(arg, value());
         } else if (arg == "--config") {
             config_path = value();
         } else if (arg.rfind("-", 0) == 0 || !path.empty()) {

@@ -233,10 +233,6 @@ void csr_spmv(const DefaultExecutor& exec, const ::larch::batch::Csr<T, I>& a,
     const auto& layout = a.get_layout();
     const auto staging = SparsePolicy::staging_bytes<T>(exec, layout, b.get_num_cols());
     const auto op = operands_of(alpha, b, beta, x, staging);
-    // b_i beside the stream kernel's products
-    const auto stream_staging = SparsePolicy::staging_bytes<T>(exec, layout, b.get_num_cols(),
-                                                               SparsePolicy::stream_static_bytes<T>());
-    const auto stream_op = operands_of(alpha, b, beta, x, stream_staging);
     const auto view = view_of(a);
     const auto num_items = a.get_num_items();
     const auto grid = static_cast<unsigned>(num_items);
@@ -260,10 +256,14 @@ void csr_spmv(const DefaultExecutor& exec, const ::larch::batch::Csr<T, I>& a,
         csr_balanced_kernel<T, I>
             <<<grid, SparsePolicy::segmented_block_size(exec, layout), staging>>>(view, op);
         break;
-    case CsrSpmvKernel::stream:
-        csr_stream_kernel<T, I>
-            <<<grid, SparsePolicy::segmented_block_size(exec, layout), stream_staging>>>(view, stream_op);
+    case CsrSpmvKernel::stream: {
+        // b_i staged only where it fits beside the kernel's products
+        const auto stream_staging = SparsePolicy::staging_bytes<T>(exec, layout, b.get_num_cols(),
+                                                                   SparsePolicy::stream_static_bytes<T>());
+        csr_stream_kernel<T, I><<<grid, SparsePolicy::segmented_block_size(exec, layout), stream_staging>>>(
+            view, operands_of(alpha, b, beta, x, stream_staging));
         break;
+    }
     case CsrSpmvKernel::automatic: {
         // Items differ: the block must suit the largest item's rows (a thread each for scalar items) and
         // its nonzero segments (balanced items).

@@ -443,9 +443,7 @@ __device__ void csr_stream_item(const CsrItem<T, I>& item, const T* item_b, cons
                 for (int nz = row_begin + lane; nz < min(row_end, end); nz += lanes) {
                     sum += buffer[nz - begin];
                 }
-                for (int offset = lanes / 2; offset > 0; offset /= 2) {
-                    sum += warp::shuffle_xor<32>(sum, offset);
-                }
+                sum = warp::all_reduce_sum_in_groups(sum, lanes);
                 if (real && lane == 0) {
                     if (row == crossing) {
                         sum += carried_sum[previous];

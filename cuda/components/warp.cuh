@@ -186,6 +186,18 @@ __device__ __forceinline__ T all_reduce_sum(T value)
     return all_reduce<subwarp_size>(value, Sum{});
 }
 
+/// Sum over each aligned group of `width` lanes of a 32-lane warp, `width` a power of two <= 32 chosen at
+/// run time (the same on the whole warp, all of whose lanes must call it), returned on every lane of the
+/// group: an XOR butterfly with offsets below `width` never leaves the group.
+template <typename T>
+__device__ __forceinline__ T all_reduce_sum_in_groups(T value, int width)
+{
+    for (int offset = width / 2; offset > 0; offset /= 2) {
+        value += shuffle_xor<32>(value, offset);
+    }
+    return value;
+}
+
 /// Maximum over the sub-warp, returned on every lane.
 template <int subwarp_size, typename T>
 __device__ __forceinline__ T all_reduce_max(T value)

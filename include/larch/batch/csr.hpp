@@ -33,7 +33,8 @@ enum class CsrSpmvKernel {
     vector,     ///< one 32-lane warp per row, warp reduction
     smart,      ///< one sub-warp per row, its size the power of two nearest the item's nnz / rows
     balanced,   ///< equal nonzeros per warp (row splits precomputed at creation), segmented scan
-    stream,     ///< coalesced chunks of nonzeros, products in shared memory, one thread per row sums them
+    stream,     ///< coalesced chunks of nonzeros, products in shared memory, rows summed there by sub-warps
+                ///< sized to the chunk's row count
 };
 
 /// "automatic", "scalar", "vector", "smart", "balanced", "stream".
