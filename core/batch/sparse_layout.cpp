@@ -3,6 +3,7 @@
 
 #include <algorithm>
 #include <limits>
+#include <numeric>
 
 #include "larch/base/exception.hpp"
 
@@ -16,7 +17,7 @@ SparseLayout::SparseLayout(std::shared_ptr<const Executor> exec)
 SparseLayout::SparseLayout(std::shared_ptr<const Executor> exec, std::vector<dim2> sizes,
                            const std::vector<size_type>& num_stored, bool shared_pattern)
     : exec_{exec}, sizes_{std::move(sizes)}, shared_pattern_{shared_pattern}, rows_{exec},
-      cols_{exec}, stored_offsets_{exec}, row_offsets_{exec}
+      cols_{exec}, stored_offsets_{exec}, row_offsets_{exec}, work_order_{exec}
 {
     constexpr auto max_dim = static_cast<size_type>(std::numeric_limits<std::int32_t>::max());
     const auto num_items = sizes_.size();
@@ -53,6 +54,17 @@ SparseLayout::SparseLayout(std::shared_ptr<const Executor> exec, std::vector<dim
     stored_offsets_ =
         array<std::int64_t>{exec, host_stored_offsets_.begin(), host_stored_offsets_.end()};
     row_offsets_ = array<std::int64_t>{exec, host_row_offsets_.begin(), host_row_offsets_.end()};
+    const bool equal_counts =
+        std::all_of(num_stored.begin(), num_stored.end(),
+                    [&num_stored](size_type count) { return count == num_stored.front(); });
+    if (!equal_counts) {
+        std::vector<std::int64_t> order(num_items);
+        std::iota(order.begin(), order.end(), std::int64_t{0});
+        std::stable_sort(order.begin(), order.end(), [&num_stored](std::int64_t a, std::int64_t b) {
+            return num_stored[a] > num_stored[b];
+        });
+        work_order_ = array<std::int64_t>{exec, order.begin(), order.end()};
+    }
 }
 
 SparseLayout SparseLayout::clone_to(std::shared_ptr<const Executor> exec) const

@@ -309,6 +309,8 @@ struct TeamItem {
 
 /// Where b, x and the global workspace (null: shared-memory path) are; on the shared path, the values
 /// each item of a block owns there (`shared_stride`: vectors, x_i, b_i and scalars of the largest item).
+/// Teams take their items in the layout's work order (largest stored-entry count first; null: item
+/// order), so the longest solves start first instead of ending the launch alone.
 template <typename T>
 struct SolveOperands {
     const T* b;
@@ -317,6 +319,7 @@ struct SolveOperands {
     T* global_workspace;
     std::int64_t shared_stride;
     std::int64_t num_items;
+    const std::int64_t* work_order;
 };
 
 template <typename Team, typename Method, typename T, typename Batch>
@@ -327,10 +330,12 @@ __global__ void __launch_bounds__(Team::size * Team::items_per_block)
     // One item per team, rows strided over its threads; the item's whole solve, then its results.
     namespace item_algorithms = ::larch::batch::item;
     extern __shared__ __align__(16) unsigned char solver_storage[];
-    const std::int64_t index = std::int64_t{blockIdx.x} * Team::items_per_block + Team::slot();
-    if (index >= operands.num_items) {
+    const std::int64_t position = std::int64_t{blockIdx.x} * Team::items_per_block + Team::slot();
+    if (position >= operands.num_items) {
         return;  // only a warp of the last block of WarpPerItem, which shares no barrier
     }
+    const std::int64_t index =
+        operands.work_order == nullptr ? position : operands.work_order[position];
     const auto matrix = a.item(index);
     const int rows = matrix.rows();
     const bool jacobi = settings.preconditioner == ::larch::batch::ItemPreconditioner::jacobi;
@@ -430,7 +435,8 @@ struct SolverPolicy {
 
 template <typename Team, typename Method, typename T, typename Batch>
 void launch_solve(const DefaultExecutor& exec, const Batch& view, size_type num_items, size_type min_rows,
-                  size_type max_rows, size_type total_rows, const ::larch::batch::SolveSettings& settings,
+                  size_type max_rows, size_type total_rows, const std::int64_t* work_order,
+                  const ::larch::batch::SolveSettings& settings,
                   const ::larch::batch::Vector<T>& b, ::larch::batch::Vector<T>& x,
                   const ::larch::batch::SolveOutputs<T>& outputs)
 {
@@ -454,7 +460,8 @@ void launch_solve(const DefaultExecutor& exec, const Batch& view, size_type num_
                                     b.get_layout().get_const_offsets(),
                                     shared == 0 ? global_workspace.get_data() : nullptr,
                                     static_cast<std::int64_t>(values_per_item),
-                                    static_cast<std::int64_t>(num_items)};
+                                    static_cast<std::int64_t>(num_items),
+                                    work_order};
     // Beyond the default, the kernel opts in (for its dynamic and static shared memory together).
     if (shared + attributes.sharedSizeBytes > exec.get_shared_memory_per_block()) {
         LARCH_DEVICE_CHECK(LARCH_RT(FuncSetAttribute)(reinterpret_cast<const void*>(kernel),
@@ -485,7 +492,8 @@ void solve(const DefaultExecutor& exec, const Matrix& a, const ::larch::batch::S
         using Method = decltype(method);
         const auto launch = [&](auto team) {
             launch_solve<decltype(team), Method>(exec, view, a.get_num_items(), min_rows, max_rows,
-                                                 layout.get_total_rows(), settings, b, x, outputs);
+                                                 layout.get_total_rows(), layout.get_const_work_order(),
+                                                 settings, b, x, outputs);
         };
         if constexpr (Batch::Item::warp_capable) {
             if (max_rows <= SolverPolicy::warp_item_rows) {

@@ -2,9 +2,11 @@
 // flexible batched SpMV). The row kernels (CSR scalar/vector/smart, ELL) give every item a team of
 // threads sized per batch from the largest item's work (SparsePolicy::team_size, a warp up to a block)
 // and pack 256 / team items into one block, so that a 48-row item costs a warp, not a block of its own
-// (rows_launch). The segmented kernels (balanced, COO, per-item automatic) run one block per item,
-// sized from the largest item (SparsePolicy::block_size). A one-item block stages b_i in shared memory
-// when the largest b_i of the batch fits (max cols * num_rhs values within the block's shared memory);
+// (rows_launch). The segmented kernels (balanced, COO, per-item automatic) and stream run one block
+// per item, sized from the largest item (SparsePolicy::block_size), and take the items largest first
+// (SparseLayout::get_const_work_order), so that no long item starts last. A one-item block stages b_i
+// in shared memory when the largest b_i of the batch fits (max cols * num_rhs values within the block's
+// shared memory);
 // otherwise, and in packed blocks, the kernels read b_i from global memory, where the item's few KB
 // stay in L1/L2 anyway (the "global-memory path": same kernels, only the pointer differs, so both
 // paths are always in sync).
@@ -55,6 +57,13 @@ __device__ __forceinline__ std::int64_t packed_item(std::int64_t num_items)
     }
 }
 
+/// The item of a one-item-per-block kernel: the block's place in the layout's work order (largest items
+/// first; null: the identity).
+__device__ __forceinline__ std::int64_t ordered_item(const std::int64_t* work_order)
+{
+    return work_order == nullptr ? std::int64_t{blockIdx.x} : work_order[blockIdx.x];
+}
+
 template <int subwarp_size, bool packed, typename T, typename I>
 __global__ void __launch_bounds__(SparsePolicy::max_block_size,
                                   SparsePolicy::rows_min_blocks_per_sm(subwarp_size, packed))
@@ -99,7 +108,7 @@ __global__ void __launch_bounds__(SparsePolicy::max_block_size, SparsePolicy::mi
     csr_balanced_kernel(CsrView<T, I> a, Operands<T> op)
 {
     // One block per item, its equal nonzero segments taken by the 32-lane groups in turn (segmented scan).
-    const std::int64_t index = blockIdx.x;
+    const std::int64_t index = ordered_item(a.work_order);
     csr_balanced_item(a, index, csr_item(a, index), op, op.item_x(index));
 }
 
@@ -108,7 +117,7 @@ __global__ void __launch_bounds__(SparsePolicy::max_block_size, SparsePolicy::mi
     csr_stream_kernel(CsrView<T, I> a, Operands<T> op)
 {
     // One block per item, streaming its nonzeros through shared memory a chunk at a time.
-    const std::int64_t index = blockIdx.x;
+    const std::int64_t index = ordered_item(a.work_order);
     const auto item = csr_item(a, index);
     csr_stream_item(item, load_item_b(op, index, item.at.cols), op, op.item_x(index));
 }
@@ -120,7 +129,7 @@ __global__ void __launch_bounds__(SparsePolicy::max_block_size)
     // One block per item, running it as scalar or balanced as chosen at creation (the branch is uniform
     // over the block, so it costs no divergence).
     using ::larch::batch::CsrSpmvKernel;
-    const std::int64_t index = blockIdx.x;
+    const std::int64_t index = ordered_item(a.work_order);
     const auto item = csr_item(a, index);
     T* item_x = op.item_x(index);
     if (a.item_kernels[index] == static_cast<std::int32_t>(CsrSpmvKernel::balanced)) {
@@ -134,11 +143,12 @@ __global__ void __launch_bounds__(SparsePolicy::max_block_size)
 template <typename T, typename I>
 __global__ void __launch_bounds__(SparsePolicy::max_block_size, SparsePolicy::min_blocks_per_sm)
     coo_kernel(const std::int32_t* rows, const std::int32_t* cols,
-               const std::int64_t* stored_offsets, bool shared_pattern, const T* values,
-               const I* row_idxs, const I* col_idxs, Operands<T> op)
+               const std::int64_t* stored_offsets, const std::int64_t* work_order,
+               bool shared_pattern, const T* values, const I* row_idxs, const I* col_idxs,
+               Operands<T> op)
 {
     // One block per item, its equal nonzero segments taken by the 32-lane groups in turn (segmented scan).
-    const std::int64_t item = blockIdx.x;
+    const std::int64_t item = ordered_item(work_order);
     const auto at = item_offsets(rows, cols, stored_offsets, shared_pattern, item);
     T* item_x = op.item_x(item);
     scale_item_x(at.rows, op, item_x);
@@ -285,7 +295,8 @@ void coo_spmv(const DefaultExecutor& exec, const ::larch::batch::Coo<T, I>& a, T
     coo_kernel<T, I><<<static_cast<unsigned>(a.get_num_items()),
                        SparsePolicy::segmented_block_size(exec, layout), staging>>>(
         layout.get_const_rows(), layout.get_const_cols(), layout.get_const_stored_offsets(),
-        layout.has_shared_pattern(), a.get_const_values(), a.get_const_row_idxs(),
+        layout.get_const_work_order(), layout.has_shared_pattern(), a.get_const_values(),
+        a.get_const_row_idxs(),
         a.get_const_col_idxs(), operands_of(alpha, b, beta, x, staging));
     LARCH_LAUNCH_CHECK("batch_sparse::coo_kernel");
 }

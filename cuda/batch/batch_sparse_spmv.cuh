@@ -223,6 +223,7 @@ struct CsrView {
     const I* row_ptrs;
     const I* balanced_row_starts;
     const std::int32_t* item_kernels;
+    const std::int64_t* work_order;
 };
 
 template <typename T, typename I>
@@ -233,7 +234,8 @@ CsrView<T, I> view_of(const ::larch::batch::Csr<T, I>& a)
             layout.get_const_stored_offsets(), layout.get_const_row_offsets(),
             layout.has_shared_pattern(), a.get_const_values(),
             a.get_const_col_idxs(),      a.get_const_row_ptrs(),
-            a.get_const_balanced_row_starts(), a.get_const_item_kernels()};
+            a.get_const_balanced_row_starts(), a.get_const_item_kernels(),
+            layout.get_const_work_order()};
 }
 
 /// One CSR item as the block that owns it sees it (b_i not yet loaded).

@@ -319,6 +319,21 @@ TEST(BatchCsrReference, PrecomputesEqualNonzeroSegmentsForTheBalancedKernel)
               larch::batch::CsrSpmvKernel::stream);
 }
 
+TEST(BatchSparseLayout, OrdersItemsByDecreasingStoredEntriesForTheBlockPerItemKernels)
+{
+    const auto ref = larch::make_executor("reference");
+    const std::vector<dim2> sizes(5, dim2{1, 8});
+    const larch::batch::SparseLayout layout{ref, sizes, {1, 3, 2, 3, 8}, false};
+    const larch::batch::SparseLayout equal{ref, sizes, {4, 4, 4, 4, 4}, false};
+
+    // Largest first, ties (items 1 and 3) in item order.
+    const std::vector<std::int64_t> order(layout.get_const_work_order(),
+                                          layout.get_const_work_order() + 5);
+    EXPECT_EQ(order, (std::vector<std::int64_t>{4, 1, 3, 2, 0}));
+    EXPECT_EQ(layout.clone_to(ref).get_const_work_order()[0], 4);
+    EXPECT_EQ(equal.get_const_work_order(), nullptr);
+}
+
 TEST(BatchCsrReference, NamesEveryKernelAndRejectsUnknownNames)
 {
     for (const auto name : {"automatic", "scalar", "vector", "smart", "balanced", "stream"}) {

@@ -85,6 +85,16 @@ public:
     {
         return row_offsets_.get_const_data();
     }
+    /**
+     * Executor memory: the item indices by decreasing stored-entry count (ties in item order), or null
+     * when every item stores as many entries (the identity order). The GPU kernels that run one thread
+     * block per item take their items in this order, so the largest items start first and a launch does
+     * not end waiting on one long item (longest-processing-time-first scheduling).
+     */
+    const std::int64_t* get_const_work_order() const noexcept
+    {
+        return work_order_.get_const_data();
+    }
 
 private:
     std::shared_ptr<const Executor> exec_;
@@ -100,6 +110,7 @@ private:
     array<std::int32_t> cols_;
     array<std::int64_t> stored_offsets_;
     array<std::int64_t> row_offsets_;
+    array<std::int64_t> work_order_;
 };
 
 }  // namespace batch
