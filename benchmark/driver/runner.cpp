@@ -6,9 +6,11 @@
 #include <fstream>
 #include <iostream>
 #include <map>
+#include <sstream>
 
 #include "benchmark/driver/report.hpp"
 #include "benchmark/driver/statistics.hpp"
+#include "core/config/json_reader.hpp"
 
 namespace larch {
 namespace benchmark {
@@ -132,6 +134,22 @@ json record_result(const CaseResult& result, double copy_bandwidth)
     return record;
 }
 
+/// The configuration file parsed with the library's strict reader: ConfigError naming the file and the JSON
+/// path for malformed JSON or a key given twice in one object (nlohmann::json would keep the last).
+json read_config(const std::string& path)
+{
+    std::ifstream file{path};
+    if (!file) {
+        throw ConfigError("cannot open the configuration file '" + path + "'");
+    }
+    std::ostringstream text;
+    text << file.rdbuf();
+    return config::detail::parse_rejecting_duplicate_keys(
+        text.str(), [&path](const std::string& json_path, const std::string& problem) {
+            throw ConfigError(path + ": " + json_path + ": " + problem);
+        });
+}
+
 std::string current_time()
 {
     const auto now = std::chrono::system_clock::to_time_t(std::chrono::system_clock::now());
@@ -185,16 +203,7 @@ std::vector<PlannedCase> plan_cases(const json& config, const std::string& execu
 
 int run_benchmark(const Options& options)
 {
-    std::ifstream file{options.config_path};
-    if (!file) {
-        throw ConfigError("cannot open the configuration file '" + options.config_path + "'");
-    }
-    json config;
-    try {
-        config = json::parse(file);
-    } catch (const json::parse_error& error) {
-        throw ConfigError(options.config_path + " is not valid JSON: " + error.what());
-    }
+    const auto config = read_config(options.config_path);
     const auto cases = plan_cases(config, options.executor_override);
     const auto copy_bytes = Fields{config, "config"}.get_integer("copy_bytes", default_copy_bytes,
                                                                   1024, 1LL << 40);

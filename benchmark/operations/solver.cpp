@@ -137,7 +137,9 @@ CaseResult run_solver(const CaseContext& context)
             residual_norm += residual[i * columns + col] * residual[i * columns + col];
             rhs_norm += static_cast<long double>(rhs[i * columns + col]) * rhs[i * columns + col];
         }
-        const auto relative = static_cast<double>(std::sqrt(residual_norm / rhs_norm));
+        // A zero residual is exact whatever b is, as for the solvers; so a 0x0 system, which they solve at once
+        // (b = 0 gives x = 0), has error 0 rather than 0 / 0.
+        const auto relative = residual_norm == 0 ? 0.0 : static_cast<double>(std::sqrt(residual_norm / rhs_norm));
         true_relative_residual = std::isfinite(relative) ? std::max(true_relative_residual, relative)
                                                          : std::numeric_limits<double>::infinity();
     }

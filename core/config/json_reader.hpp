@@ -1,6 +1,6 @@
 // The strict JSON reading behind larch's configuration files (solvers, batched solvers): objects whose
-// fields are checked by name, type and range, and a parser that rejects duplicate keys; every error is a
-// BadInput naming the JSON path of the offending value.
+// fields are checked by name, type and range, and a parser that rejects duplicate keys (which the benchmark
+// driver shares); every error is a BadInput naming the JSON path of the offending value.
 #pragma once
 
 #include <cstdint>
@@ -120,40 +120,56 @@ private:
     std::string path_;
 };
 
-/// `text` parsed as JSON; BadInput for malformed JSON, a number that overflows a double (naming the path of
-/// the value being read) or a key that appears twice in one object.
-inline json parse_strictly(const std::string& text)
+/**
+ * `text` parsed as JSON, rejecting what nlohmann::json accepts silently: a key that appears twice in one
+ * object (the last would win). Calls `fail(path, problem)`, which must throw, for that, for malformed JSON
+ * and for a number that overflows a double; `path` is the JSON pointer of the value being read
+ * ("/cases/2/matrix", "/" for the whole text). The benchmark driver reads its configuration with it too.
+ */
+template <typename Fail>
+json parse_rejecting_duplicate_keys(const std::string& text, const Fail& fail)
 {
     // The parser's callback tracks the path of the value being read (for errors the parser raises itself,
-    // such as a number that overflows a double) and rejects a key that appears twice in one object.
-    std::vector<std::set<std::string>> keys_of_open_objects;
-    std::vector<std::string> path;
-    auto current_path = [&path] {
-        std::string text;
-        for (const auto& key : path) {
-            text += "/" + key;
+    // such as a number that overflows a double) and the keys seen so far in every open object.
+    struct OpenValue {
+        bool is_array = false;
+        std::string key;      // in an object: the key being read
+        size_type index = 0;  // in an array: the index of the element being read
+        std::set<std::string> keys;
+    };
+    std::vector<OpenValue> open;
+    const auto current_path = [&open] {
+        std::string path;
+        for (const auto& value : open) {
+            path += "/" + (value.is_array ? std::to_string(value.index) : value.key);
         }
-        return text;
+        return path.empty() ? std::string{"/"} : path;
+    };
+    const auto end_value = [&open] {
+        if (!open.empty() && open.back().is_array) {
+            ++open.back().index;
+        }
     };
     const auto track = [&](int, json::parse_event_t event, json& parsed) {
         switch (event) {
         case json::parse_event_t::object_start:
-            keys_of_open_objects.emplace_back();
-            path.emplace_back();
+        case json::parse_event_t::array_start:
+            open.emplace_back();
+            open.back().is_array = event == json::parse_event_t::array_start;
             break;
-        case json::parse_event_t::key: {
-            const auto key = parsed.get<std::string>();
-            path.back() = key;
-            if (!keys_of_open_objects.back().insert(key).second) {
-                fail(current_path(), "duplicate key \"" + key + "\" (each field may appear once)");
+        case json::parse_event_t::key:
+            open.back().key = parsed.get<std::string>();
+            if (!open.back().keys.insert(open.back().key).second) {
+                fail(current_path(), "duplicate key \"" + open.back().key + "\" (each field may appear once)");
             }
             break;
-        }
         case json::parse_event_t::object_end:
-            keys_of_open_objects.pop_back();
-            path.pop_back();
+        case json::parse_event_t::array_end:
+            open.pop_back();
+            end_value();
             break;
-        default:
+        case json::parse_event_t::value:
+            end_value();
             break;
         }
         return true;
@@ -167,6 +183,10 @@ inline json parse_strictly(const std::string& text)
     }
     return description;
 }
+
+/// `text` parsed as JSON; BadInput naming the JSON path for malformed JSON, a number that overflows a
+/// double or a key that appears twice in one object.
+inline json parse_strictly(const std::string& text) { return parse_rejecting_duplicate_keys(text, fail); }
 
 }  // namespace detail
 }  // namespace config

@@ -2,10 +2,12 @@
 // decimal form that reads back to the same floating-point number.
 #include <cerrno>
 #include <charconv>
+#include <cmath>
 #include <cstring>
 #include <fstream>
 #include <limits>
 #include <ostream>
+#include <string>
 #include <vector>
 
 #include "larch/io/matrix_market.hpp"
@@ -21,6 +23,35 @@ void append_value(std::string& line, V value)
     char buffer[64];
     const auto result = std::to_chars(buffer, buffer + sizeof(buffer), value);
     line.append(buffer, result.ptr);
+}
+
+// The reader rejects NaN and Inf, so a file holding them would not read back: refused before anything is
+// written. `entry` names the entry, e.g. "entry 3 at (2, 5)".
+template <typename V>
+[[noreturn]] void fail_non_finite(V value, const std::string& entry)
+{
+    std::string text;
+    append_value(text, value);
+    LARCH_THROW(BadInput, "write_matrix_market: " + entry + " is " + text +
+                              "; Matrix Market files hold finite values only (the reader rejects NaN and Inf)");
+}
+
+std::string position(size_type row, size_type col)
+{
+    return "(" + std::to_string(row) + ", " + std::to_string(col) + ")";
+}
+
+/// BadInput for data the reader could not read back: an entry outside the matrix or a NaN or Inf value.
+template <typename V, typename I>
+void check_writable(const matrix_data<V, I>& data)
+{
+    data.validate("write_matrix_market");
+    for (size_type k = 0; k < data.entries.size(); ++k) {
+        const auto& e = data.entries[k];
+        if (!std::isfinite(e.value)) {
+            fail_non_finite(e.value, "entry " + std::to_string(k) + " at " + position(e.row, e.col));
+        }
+    }
 }
 
 template <typename V, typename I>
@@ -51,6 +82,11 @@ void write_array(std::ostream& stream, const matrix_data<V, I>& data)
     for (const auto& e : data.entries) {
         column_major[static_cast<size_type>(e.col) * rows + static_cast<size_type>(e.row)] += e.value;
     }
+    for (size_type k = 0; k < column_major.size(); ++k) {
+        if (!std::isfinite(column_major[k])) {
+            fail_non_finite(column_major[k], "the sum of the duplicate entries at " + position(k % rows, k / rows));
+        }
+    }
     stream << "%%MatrixMarket matrix array real general\n" << rows << ' ' << cols << '\n';
     std::string line;
     for (const auto value : column_major) {
@@ -66,7 +102,7 @@ void write_array(std::ostream& stream, const matrix_data<V, I>& data)
 template <typename V, typename I>
 void write_matrix_market(std::ostream& stream, const matrix_data<V, I>& data, MatrixMarketFormat format)
 {
-    data.validate("write_matrix_market");
+    check_writable(data);
     if (format == MatrixMarketFormat::coordinate) {
         write_coordinate(stream, data);
     } else {
@@ -82,6 +118,8 @@ void write_matrix_market(std::ostream& stream, const matrix_data<V, I>& data, Ma
 template <typename V, typename I>
 void write_matrix_market(const std::string& path, const matrix_data<V, I>& data, MatrixMarketFormat format)
 {
+    // before opening, so that refused data leaves an existing file as it was
+    check_writable(data);
     std::ofstream file{path};
     if (!file) {
         LARCH_THROW(BadInput,

@@ -168,8 +168,10 @@ stop::Status IterativeSolver<T>::get_status(size_type column) const
 {
     std::lock_guard<std::mutex> guard{statuses_mutex_};
     LARCH_ENSURE(column < statuses_.size(), BadInput,
-                 name_ + "::get_status: column " + std::to_string(column) + " requested but the last apply had " +
-                     std::to_string(statuses_.size()) + " column(s)");
+                 name_ + "::get_status: column " + std::to_string(column) + " requested but " +
+                     (statuses_.empty() ? std::string{"no status is recorded: no apply has finished, or the last "
+                                                      "one had a b with 0 columns (get_statuses() is empty)"}
+                                        : "the last apply had " + std::to_string(statuses_.size()) + " column(s)"));
     return statuses_[column];
 }
 

@@ -3,9 +3,12 @@
 #include <gtest/gtest.h>
 
 #include <fstream>
+#include <stdexcept>
+#include <string>
 
 #include <nlohmann/json.hpp>
 
+#include "core/config/json_reader.hpp"
 #include "larch/base/executor.hpp"
 #include "larch/config/solver_config.hpp"
 #include "larch/generate/problems.hpp"
@@ -197,6 +200,29 @@ TEST_F(SolverConfig, OverflowingNumbersAndDuplicateKeysNameTheirPath)
                          "preconditioner": {"type": "block_jacobi", "max_block_size": 0}})",
                      exec),
                  larch::BadInput);
+}
+
+// The parser behind the solver configurations, called with its own error as the benchmark driver calls it.
+TEST(StrictJsonParser, NamesTheArrayIndicesAndKeysOnThePathOfAnError)
+{
+    const auto message_for = [](const std::string& text) {
+        try {
+            larch::config::detail::parse_rejecting_duplicate_keys(
+                text, [](const std::string& path, const std::string& problem) {
+                    throw std::runtime_error(path + ": " + problem);
+                });
+        } catch (const std::runtime_error& error) {
+            return std::string{error.what()};
+        }
+        return std::string{"no exception"};
+    };
+
+    EXPECT_EQ(message_for(R"({"cases": [{"n": 1}, {"matrix": {"n": 4, "n": 8}}]})"),
+              "/cases/1/matrix/n: duplicate key \"n\" (each field may appear once)");
+    EXPECT_EQ(message_for(R"({"cases": [[1, {"a": 2}], [3, 1e400]]})").rfind("/cases/1/1: malformed JSON", 0), 0u);
+    EXPECT_EQ(message_for(R"({"n": 1, "n": 2})").rfind("/n: duplicate key", 0), 0u);
+    // the same key in sibling objects is no duplicate
+    EXPECT_EQ(message_for(R"({"cases": [{"n": 1}, {"n": 2}], "n": 3})"), "no exception");
 }
 
 TEST_F(SolverConfig, MessagesCarryOneLocationRelativeToTheSourceTree)

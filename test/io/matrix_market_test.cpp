@@ -18,6 +18,7 @@
 #include "larch/io/matrix_market.hpp"
 #include "larch/matrix/csr.hpp"
 #include "larch/matrix/dense.hpp"
+#include "test/utils/errors.hpp"
 
 namespace {
 
@@ -301,6 +302,48 @@ TEST(MatrixMarketWrite, RejectsEntriesOutsideTheMatrix)
     std::ostringstream stream;
 
     EXPECT_THROW(io::write_matrix_market(stream, data), larch::BadInput);
+}
+
+TEST(MatrixMarketWrite, RefusesNaNAndInfNamingTheFirstSuchEntry)
+{
+    const double nan = std::numeric_limits<double>::quiet_NaN();
+    const double inf = std::numeric_limits<double>::infinity();
+    const matrix_data<double> data{dim2(3, 3), {{0, 0, 1.0}, {1, 2, -inf}, {2, 1, nan}}};
+    std::ostringstream coordinate;
+    std::ostringstream array;
+
+    const auto message = larch::test::error_message_of([&] { io::write_matrix_market(coordinate, data); });
+    larch::test::expect_contains(message, "write_matrix_market: entry 1 at (1, 2) is -inf");
+    EXPECT_THROW(io::write_matrix_market(array, data, io::MatrixMarketFormat::array), larch::BadInput);
+    // refused before the banner, so no partial file
+    EXPECT_EQ(coordinate.str(), "");
+    EXPECT_EQ(array.str(), "");
+}
+
+TEST(MatrixMarketWrite, RefusesAnArrayEntryWhoseDuplicatesAddUpToInf)
+{
+    const double max = std::numeric_limits<double>::max();
+    const matrix_data<double> data{dim2(2, 2), {{1, 0, max}, {1, 0, max}}};
+    std::ostringstream stream;
+
+    const auto message = larch::test::error_message_of(
+        [&] { io::write_matrix_market(stream, data, io::MatrixMarketFormat::array); });
+
+    larch::test::expect_contains(message, "the sum of the duplicate entries at (1, 0) is inf");
+}
+
+TEST(MatrixMarketWrite, LeavesAnExistingFileAsItWasWhenRefusingNaN)
+{
+    const auto path = temp_path("larch_mm_refused.mtx");
+    const auto original = awkward_values<double>();
+    io::write_matrix_market(path, original);
+    auto with_nan = original;
+    with_nan.entries[1].value = std::numeric_limits<double>::quiet_NaN();
+
+    EXPECT_THROW(io::write_matrix_market(path, with_nan), larch::BadInput);
+
+    EXPECT_EQ(io::read_matrix_market_data<double>(path).entries, original.entries);
+    std::remove(path.c_str());
 }
 
 // What a file's header promises, counted independently of the reader: size and the number of distinct

@@ -5,6 +5,7 @@
 #include <cstdint>
 #include <ostream>
 #include <string>
+#include <type_traits>
 
 namespace larch {
 
@@ -32,6 +33,15 @@ inline std::string to_string(const dim2& d)
 }
 
 inline std::ostream& operator<<(std::ostream& os, const dim2& d) { return os << to_string(d); }
+
+/// Whether larch's classes with an index type (matrix and batch formats, BlockJacobi, distributed::Matrix)
+/// are compiled for index type I, as listed in core/components/instantiation.hpp. Each such class template
+/// asserts it, so that another index type fails at compile time with the message below, not at link time.
+template <typename I>
+constexpr bool is_instantiated_index_type = std::is_same<I, std::int32_t>::value;
+
+// A macro because static_assert takes only a string literal.
+#define LARCH_INDEX_TYPE_MESSAGE "larch's classes with an index type are compiled for std::int32_t indices only"
 
 /// Name of a value type as used in messages and benchmark output.
 template <typename T>

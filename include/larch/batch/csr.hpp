@@ -56,6 +56,7 @@ CsrSpmvKernel csr_spmv_kernel_from_string(const std::string& name);
 template <typename T, typename I = std::int32_t>
 class Csr : public BatchLinOp<T> {
 public:
+    static_assert(is_instantiated_index_type<I>, LARCH_INDEX_TYPE_MESSAGE);
     using value_type = T;
     using index_type = I;
     /// Nonzero segments per item of the balanced kernel: one per 32-lane group of a 256-thread block;

@@ -27,6 +27,7 @@ namespace batch {
 template <typename T, typename I = std::int32_t>
 class Ell : public BatchLinOp<T> {
 public:
+    static_assert(is_instantiated_index_type<I>, LARCH_INDEX_TYPE_MESSAGE);
     using value_type = T;
     using index_type = I;
     static constexpr I invalid_index = -1;

@@ -58,13 +58,17 @@ matrix_data<V, I> read_matrix_market_data(const std::string& path);
  * of `data.entries`, 1-based indices) or `... array real general` (every entry, column-major;
  * duplicate entries summed). Values are written in the shortest form that reads back to the same V,
  * so write -> read round-trips exactly (up to the reader's sorting and summing of duplicates).
- * @throws BadInput if an entry lies outside the matrix or the stream fails.
+ * NaN and Inf are refused before anything is written, since the reader rejects them.
+ * @throws BadInput if an entry lies outside the matrix, if a value is NaN or Inf (the message names the
+ *                  first such entry: its index in `data.entries` and 0-based position), if in array format
+ *                  duplicate entries add up to Inf, or if the stream fails.
  */
 template <typename V, typename I>
 void write_matrix_market(std::ostream& stream, const matrix_data<V, I>& data,
                          MatrixMarketFormat format = MatrixMarketFormat::coordinate);
 
-/// Writes `data` to the file at `path` (see the stream overload); BadInput if it cannot be written.
+/// Writes `data` to the file at `path` (see the stream overload); BadInput if it cannot be written. An entry
+/// outside the matrix or a NaN or Inf value is refused before the file is opened (an existing one stays as it was).
 template <typename V, typename I>
 void write_matrix_market(const std::string& path, const matrix_data<V, I>& data,
                          MatrixMarketFormat format = MatrixMarketFormat::coordinate);

@@ -169,9 +169,11 @@ public:
     using vector_type = matrix::Dense<T>;
 
     /// The status of each column of the last apply that finished (a copy: applies from other threads may
-    /// replace the solver's record meanwhile).
+    /// replace the solver's record meanwhile). Empty before the first apply and after an apply whose b has
+    /// 0 columns (there is nothing to solve then, and the apply succeeds).
     std::vector<stop::Status> get_statuses() const;
-    /// The status of one column of the last apply that finished (throws BadInput if there is no such column).
+    /// The status of one column of the last apply that finished. Throws BadInput if there is no such column,
+    /// so also after an apply of a b with 0 columns, which records no status (get_statuses() is then empty).
     stop::Status get_status(size_type column = 0) const;
     const std::shared_ptr<const LinOp>& get_system_matrix() const noexcept { return system_matrix_; }
     /// The generated preconditioner, or null without one.
