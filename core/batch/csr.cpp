@@ -50,7 +50,9 @@ namespace {
 ///   batch (density 32/row, double: stream 0.185 / 0.200 ms with even / unbalanced rows, balanced 0.216 /
 ///   0.225; float 0.158 / 0.181 against 0.179 / 0.190), but as the long-row branch of the per-item kernel
 ///   on the heterogeneous batch it lost to balanced (float 0.495 against 0.414 ms, double 0.540 against
-///   0.519-0.531), so the per-item kernel keeps balanced.
+///   0.519-0.531), and again once the items ran largest first (benchmark/results/batch_tried_h100.log:
+///   double 0.498-0.535 against 0.455-0.471 ms, float 0.380-0.390 against 0.336-0.341), so the per-item
+///   kernel keeps balanced.
 CsrSpmvKernel automatic_item_kernel(size_type rows, size_type nonzeros)
 {
     const double mean = static_cast<double>(nonzeros) / static_cast<double>(rows);
