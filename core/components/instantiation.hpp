@@ -1,7 +1,7 @@
 // The one list of types larch instantiates its matrix classes and kernels for (float and double values,
 // 32-bit indices). A file with templates ends with one LARCH_INSTANTIATE_... line per template, so adding a
-// type (e.g. std::int64_t indices) means editing this list and, for an index type, is_instantiated_index_type
-// in include/larch/base/types.hpp, which the class templates assert.
+// type (e.g. std::int64_t indices) means editing this list and is_instantiated_value_type or
+// is_instantiated_index_type in include/larch/base/types.hpp, which the class templates assert.
 #pragma once
 
 #include <cstdint>

@@ -40,8 +40,15 @@ inline std::ostream& operator<<(std::ostream& os, const dim2& d) { return os << 
 template <typename I>
 constexpr bool is_instantiated_index_type = std::is_same<I, std::int32_t>::value;
 
-// A macro because static_assert takes only a string literal.
+/// Whether larch's classes with a value type are compiled for value type V (float and double, as listed
+/// there). The matrix formats, matrix::Dense, batch::BatchLinOp, batch::Vector, the iterative solvers,
+/// BlockJacobi and the distributed types assert it, so that e.g. matrix::Csr<int> fails at compile time.
+template <typename V>
+constexpr bool is_instantiated_value_type = std::is_same<V, float>::value || std::is_same<V, double>::value;
+
+// Macros because static_assert takes only a string literal.
 #define LARCH_INDEX_TYPE_MESSAGE "larch's classes with an index type are compiled for std::int32_t indices only"
+#define LARCH_VALUE_TYPE_MESSAGE "larch's classes with a value type are compiled for float and double only"
 
 /// Name of a value type as used in messages and benchmark output.
 template <typename T>

@@ -22,6 +22,7 @@ namespace batch {
 template <typename T>
 class BatchLinOp {
 public:
+    static_assert(is_instantiated_value_type<T>, LARCH_VALUE_TYPE_MESSAGE);
     virtual ~BatchLinOp() = default;
 
     /// x_i = A_i b_i for every item; b_i has cols(A_i) rows, x_i has rows(A_i) rows and as many

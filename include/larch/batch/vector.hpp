@@ -6,6 +6,7 @@
 #include <vector>
 
 #include "larch/base/array.hpp"
+#include "larch/base/types.hpp"
 #include "larch/batch/item_layout.hpp"
 
 namespace larch {
@@ -20,6 +21,7 @@ namespace batch {
 template <typename T>
 class Vector {
 public:
+    static_assert(is_instantiated_value_type<T>, LARCH_VALUE_TYPE_MESSAGE);
     using value_type = T;
 
     /// Uninitialized items of `item_rows[i]` rows and `num_cols` columns on `exec`.

@@ -46,6 +46,7 @@ namespace distributed {
 template <typename V, typename I = std::int32_t>
 class Matrix : public LinOp, public SplitOperator {
 public:
+    static_assert(is_instantiated_value_type<V>, LARCH_VALUE_TYPE_MESSAGE);
     static_assert(is_instantiated_index_type<I>, LARCH_INDEX_TYPE_MESSAGE);
     using value_type = V;
     using index_type = I;

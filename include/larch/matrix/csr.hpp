@@ -36,6 +36,7 @@ enum class CsrSpmvAlgorithm {
 template <typename V, typename I = std::int32_t>
 class Csr : public LinOp {
 public:
+    static_assert(is_instantiated_value_type<V>, LARCH_VALUE_TYPE_MESSAGE);
     static_assert(is_instantiated_index_type<I>, LARCH_INDEX_TYPE_MESSAGE);
     using value_type = V;
     using index_type = I;

@@ -9,6 +9,7 @@
 #include "larch/base/array.hpp"
 #include "larch/base/lin_op.hpp"
 #include "larch/base/matrix_data.hpp"
+#include "larch/base/types.hpp"
 
 namespace larch {
 namespace matrix {
@@ -26,6 +27,7 @@ namespace matrix {
 template <typename T>
 class Dense : public LinOp {
 public:
+    static_assert(is_instantiated_value_type<T>, LARCH_VALUE_TYPE_MESSAGE);
     using value_type = T;
 
     /// An uninitialized rows x cols matrix on `exec` (stride 0 means stride = cols).

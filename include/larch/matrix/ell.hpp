@@ -26,6 +26,7 @@ class Coo;
 template <typename V, typename I = std::int32_t>
 class Ell : public LinOp {
 public:
+    static_assert(is_instantiated_value_type<V>, LARCH_VALUE_TYPE_MESSAGE);
     static_assert(is_instantiated_index_type<I>, LARCH_INDEX_TYPE_MESSAGE);
     using value_type = V;
     using index_type = I;

@@ -118,6 +118,7 @@ class BlockJacobi : public LinOp,
                     public ApplyWithDot<V>,
                     public DiagonalScaling<V> {
 public:
+    static_assert(is_instantiated_value_type<V>, LARCH_VALUE_TYPE_MESSAGE);
     static_assert(is_instantiated_index_type<I>, LARCH_INDEX_TYPE_MESSAGE);
     using value_type = V;
     using index_type = I;

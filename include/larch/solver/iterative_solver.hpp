@@ -12,6 +12,7 @@
 #include "larch/base/enable_factory.hpp"
 #include "larch/base/lin_op.hpp"
 #include "larch/base/process_group.hpp"
+#include "larch/base/types.hpp"
 #include "larch/log/convergence.hpp"
 #include "larch/matrix/dense.hpp"
 #include "larch/stop/criterion.hpp"
@@ -165,6 +166,7 @@ struct IterationOutcome {
 template <typename T>
 class IterativeSolver : public LinOp {
 public:
+    static_assert(is_instantiated_value_type<T>, LARCH_VALUE_TYPE_MESSAGE);
     using value_type = T;
     using vector_type = matrix::Dense<T>;
 
