@@ -89,7 +89,7 @@ public:
      * Executor memory: the item indices by decreasing stored-entry count (ties in item order), or null
      * when every item stores as many entries (the identity order). The GPU kernels that run one thread
      * block per item take their items in this order, so the largest items start first and a launch does
-     * not end waiting on one long item (longest-processing-time-first scheduling).
+     * not end waiting on one long item (longest-processing-time-first scheduling, Graham 1969).
      */
     const std::int64_t* get_const_work_order() const noexcept
     {
