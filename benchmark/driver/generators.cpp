@@ -14,6 +14,7 @@ struct Parameter {
     bool is_integer;
     bool required;
     double fallback;
+    long long minimum = 1;  // integers only: sizes are positive, seeds may be 0
 };
 
 struct GeneratorSpec {
@@ -33,14 +34,14 @@ const std::vector<GeneratorSpec>& generator_specs()
          {{"n", true, true, 0},
           {"dimension", true, false, 3},
           {"block_size", true, true, 0},
-          {"seed", true, false, 42}}},
+          {"seed", true, false, 42, 0}}},
         {"arrow", {{"n", true, true, 0}}},
         {"tridiagonal", {{"n", true, true, 0}}},
         {"random_block_diagonal",
          {{"n", true, true, 0},
           {"min_block", true, true, 0},
           {"max_block", true, true, 0},
-          {"seed", true, false, 42}}}};
+          {"seed", true, false, 42, 0}}}};
     return specs;
 }
 
@@ -70,8 +71,8 @@ double parameter(const Fields& source, const std::string& key)
         return p.required ? source.get_number(key) : source.get_number(key, p.fallback);
     }
     return static_cast<double>(
-        p.required ? source.get_integer(key, 0, max_size)
-                   : source.get_integer(key, static_cast<long long>(p.fallback), 0, max_size));
+        p.required ? source.get_integer(key, p.minimum, max_size)
+                   : source.get_integer(key, static_cast<long long>(p.fallback), p.minimum, max_size));
 }
 
 size_type integer(const Fields& source, const std::string& key)
