@@ -12,7 +12,6 @@
 // scalars values and on b_i and x_i in place; the kernels are the same, only the pointers differ.
 #include <algorithm>
 #include <cstdint>
-#include <type_traits>
 
 #include "core/batch/batch_solver_kernels.hpp"
 #include "core/batch/solver/krylov_item_algorithms.hpp"
@@ -74,13 +73,13 @@ __device__ Operands<T> plain_product()
 }
 
 /// One CSR item: scalar rows (a thread per row) for items of fewer than 32 nonzeros per row on average,
-/// smart rows otherwise (a warp per row there; balanced is not used: its precomputed segments assume the
-/// SpMV kernel's staging of b, which the solver replaces). The threshold is twice the SpMV kernel's:
-/// smart rounds the mean up, so items of 16..31 per row got a 32-lane warp per row, half of it idle, one
-/// row after another (H100, 10,000 items of the shared matrices, Jacobi: BiCGSTAB on the solvable pool
-/// 0.504 -> 0.186 s, CG 0.189 -> 0.110 s, on the whole pool 0.880 -> 0.763 and 0.502 -> 0.426 s; 16-lane
-/// sub-warps there gained less: 0.351, 0.131, 0.804, 0.429 s). The rows are shared by the threads of
-/// `team` (a block, or one warp: WarpPerItem).
+/// smart rows otherwise (which take a warp per row for them; balanced is not used: its
+/// precomputed segments assume the SpMV kernel's staging of b, which the solver replaces). The threshold
+/// is twice the SpMV kernel's: smart, used above 16 before, rounds the mean up, so items of 16..31 per
+/// row got a 32-lane warp per row, half of it idle, one row after another (H100, 10,000 items of the
+/// shared matrices, Jacobi: BiCGSTAB on the solvable pool 0.504 -> 0.186 s, CG 0.189 -> 0.110 s, on the
+/// whole pool 0.880 -> 0.763 and 0.502 -> 0.426 s; 16-lane sub-warps there gained less: 0.351, 0.131,
+/// 0.804, 0.429 s). The rows are shared by the threads of `team` (a block, or one warp: WarpPerItem).
 template <typename T, typename I>
 struct CsrItemMatrix {
     static constexpr bool warp_capable = true;
@@ -339,8 +338,7 @@ __global__ void __launch_bounds__(Team::size * Team::items_per_block)
     if (position >= operands.num_items) {
         return;  // only a warp of the last block of WarpPerItem, which shares no barrier
     }
-    const std::int64_t index =
-        operands.work_order == nullptr ? position : operands.work_order[position];
+    const std::int64_t index = batch_sparse::item_in_work_order(operands.work_order, position);
     const auto matrix = a.item(index);
     const int rows = matrix.rows();
     const bool jacobi = settings.preconditioner == ::larch::batch::ItemPreconditioner::jacobi;

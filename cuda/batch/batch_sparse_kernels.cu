@@ -57,11 +57,10 @@ __device__ __forceinline__ std::int64_t packed_item(std::int64_t num_items)
     }
 }
 
-/// The item of a one-item-per-block kernel: the block's place in the layout's work order (largest items
-/// first; null: the identity).
+/// The item of a one-item-per-block kernel: the block's place in the layout's work order.
 __device__ __forceinline__ std::int64_t ordered_item(const std::int64_t* work_order)
 {
-    return work_order == nullptr ? std::int64_t{blockIdx.x} : work_order[blockIdx.x];
+    return item_in_work_order(work_order, blockIdx.x);
 }
 
 template <int subwarp_size, bool packed, typename T, typename I>

@@ -238,6 +238,14 @@ CsrView<T, I> view_of(const ::larch::batch::Csr<T, I>& a)
             layout.get_const_work_order()};
 }
 
+/// The item at `position` of a launch that takes the items in a layout's work order (largest first; null:
+/// the identity, see SparseLayout::get_const_work_order).
+__device__ __forceinline__ std::int64_t item_in_work_order(const std::int64_t* work_order,
+                                                         std::int64_t position)
+{
+    return work_order == nullptr ? position : work_order[position];
+}
+
 /// One CSR item as the block that owns it sees it (b_i not yet loaded).
 template <typename T, typename I>
 struct CsrItem {
