@@ -13,9 +13,10 @@
 //   thread picks up its block. The tile is used again to apply the permutation at write-back. We do not
 //   invert the transpose (the trick of Anzt et al. 2018) because that pivots on columns of A, which would
 //   change which step reports a singular item compared with the reference's row pivoting.
-// - The pivot row and column k are broadcast through shared memory (their holders store them, the
-//   sub-warp reads them 16 bytes at a time), not by shuffles: half the instructions on the pipe both
-//   share (benchmark/results/batch_tuning_notes.md).
+// - The pivot row is broadcast through shared memory (its holder stores it, the sub-warp reads it 16
+//   bytes at a time), not by shuffles: half the instructions on the pipe both share
+//   (benchmark/results/batch_tuning_notes.md). So are the pivot and its reciprocal, which every thread
+//   computes for its own best candidate while the pivot search runs, so that no thread divides after it.
 // - Implicit row pivoting: rows never move; each thread remembers the step at which its row was the
 //   pivot, and the permutation is applied when writing back.
 // - The pivot row is kept UNSCALED: every other row does one fused multiply-add per element with the
@@ -232,12 +233,14 @@ __device__ __forceinline__ T load_rows(const T* item, int n, StagingTile<subwarp
 }
 
 /// What one elimination step broadcasts through shared memory: the pivot row, grouped by column group
-/// (row[tc] holds the entries of the columns of the threads with that tc), and column k, grouped by row
-/// group (column[tr] holds the entries of the rows of the threads with that tr).
+/// (row[tc] holds the entries of the columns of the threads with that tc), column k, grouped by row
+/// group (column[tr] holds the entries of the rows of the threads with that tr; used only with several
+/// column groups, since otherwise every thread holds column k), and the pivot with its reciprocal.
 template <typename Grid, typename T>
 struct GaussJordanStep {
     SharedValues<Grid::columns_per_thread, T> row[Grid::column_groups];
     SharedValues<Grid::rows_per_thread, T> column[Grid::row_groups];
+    SharedValues<2, T> pivot;  ///< the pivot and its reciprocal
 };
 
 /// A team's broadcast buffers for two steps (step k uses steps[k % 2], so one barrier per step suffices)
@@ -278,21 +281,33 @@ __device__ __forceinline__ int eliminate_with(int n, T tiny_bound, GaussJordanPa
             // Column k is column slot k_slot of the threads with tc == k % column_groups.
             const int k_slot = k / column_groups;
             const bool holds_column_k = tc == k % column_groups;
+            // This thread's best candidate for the pivot and its reciprocal, computed before the all-reduce
+            // says which thread holds the pivot: the division then overlaps the reduction instead of
+            // following it on every thread. (1 where there is no candidate or it is 0: a divisor that takes
+            // the division's fast path; such a reciprocal is never used.)
             std::uint32_t key = 0;
+            T candidate{1};
 #pragma unroll
             for (int i = 0; i < rows; ++i) {
                 const int r = tr + row_groups * i;
                 const std::uint32_t row_key =
                     pivot_key<Grid::order>(row.values[i][k_slot], r,
                                            holds_column_k && r < n && row.pivot_step[i] < 0);
+                candidate = row_key > key ? row.values[i][k_slot] : candidate;
                 key = row_key > key ? row_key : key;
             }
+            const T candidate_inverse = T{1} / (candidate != T{} ? candidate : T{1});
             const int pivot_rank =
                 rank_of_pivot_key<Grid::order>(Team::all_reduce_max(key, buffer.scratch, k % 2));
             const int pivot_slot = pivot_rank / row_groups;
             const bool holds_pivot_row = tr == pivot_rank % row_groups;
             auto& step = buffer.steps[k % 2];
-            if (holds_column_k) {
+            if (holds_column_k && holds_pivot_row) {
+                // this thread's best candidate is the pivot row
+                step.pivot.store(0, candidate);
+                step.pivot.store(1, candidate_inverse);
+            }
+            if (column_groups > 1 && holds_column_k) {
 #pragma unroll
                 for (int i = 0; i < rows; ++i) {
                     step.column[tr].store(i, row.values[i][k_slot]);
@@ -308,14 +323,24 @@ __device__ __forceinline__ int eliminate_with(int n, T tiny_bound, GaussJordanPa
                 }
             }
             Team::sync();
-            const T pivot = step.column[pivot_rank % row_groups].load(pivot_slot);
+            T pivot_and_inverse[2];
+            step.pivot.load_all(pivot_and_inverse);
+            const T pivot = pivot_and_inverse[0];
             if (!(magnitude(pivot) > tiny_bound)) {
                 info = k + 1;
             } else {
-                // The pivot row stays unscaled (see the file comment); one division per thread and step.
-                const T inverse_pivot = T{1} / pivot;
+                // The pivot row stays unscaled (see the file comment). With one column group every thread
+                // holds column k itself; otherwise the column comes through shared memory.
+                const T inverse_pivot = pivot_and_inverse[1];
                 T multipliers[rows];
-                step.column[tr].load_all(multipliers);
+                if (column_groups == 1) {
+#pragma unroll
+                    for (int i = 0; i < rows; ++i) {
+                        multipliers[i] = row.values[i][k_slot];
+                    }
+                } else {
+                    step.column[tr].load_all(multipliers);
+                }
 #pragma unroll
                 for (int i = 0; i < rows; ++i) {
                     const bool is_pivot_row = tr + row_groups * i == pivot_rank;
