@@ -15,8 +15,8 @@
 //   change which step reports a singular item compared with the reference's row pivoting.
 // - The pivot row is broadcast through shared memory (its holder stores it, the sub-warp reads it 16
 //   bytes at a time), not by shuffles: half the instructions on the pipe both share
-//   (benchmark/results/batch_tuning_notes.md). So are the pivot and its reciprocal, which every thread
-//   computes for its own best candidate while the pivot search runs, so that no thread divides after it.
+//   (benchmark/results/batch_tuning_notes.md). With a whole row per thread, so are the pivot and its
+//   reciprocal, which every thread computes for its own entry while the pivot search runs.
 // - Implicit row pivoting: rows never move; each thread remembers the step at which its row was the
 //   pivot, and the permutation is applied when writing back.
 // - The pivot row is kept UNSCALED: every other row does one fused multiply-add per element with the
@@ -234,8 +234,8 @@ __device__ __forceinline__ T load_rows(const T* item, int n, StagingTile<subwarp
 
 /// What one elimination step broadcasts through shared memory: the pivot row, grouped by column group
 /// (row[tc] holds the entries of the columns of the threads with that tc), column k, grouped by row
-/// group (column[tr] holds the entries of the rows of the threads with that tr; used only with several
-/// column groups, since otherwise every thread holds column k), and the pivot with its reciprocal.
+/// group (column[tr] holds the entries of the rows of the threads with that tr), or, where every thread
+/// holds a whole row (and so column k), the pivot with its reciprocal.
 template <typename Grid, typename T>
 struct GaussJordanStep {
     SharedValues<Grid::columns_per_thread, T> row[Grid::column_groups];
@@ -271,6 +271,13 @@ __device__ __forceinline__ int eliminate_with(int n, T tiny_bound, GaussJordanPa
     constexpr int columns = Grid::columns_per_thread;
     const int tr = Grid::row_group(Team::rank());
     const int tc = Grid::column_group(Team::rank());
+    // With one whole row per thread (a sub-warp's shape) each thread holds column k itself, and divides by
+    // its own entry of it while the pivot search runs, so that the division is off the critical path; the
+    // pivot's holder broadcasts pivot and reciprocal. Otherwise column k comes through shared memory and
+    // every thread divides by the pivot after the search: tracking each thread's best candidate over its
+    // rows, or the holder dividing before the barrier, measured slower there (blocked kernel, n = 128: 8.5
+    // and 9.6 ms against 8.1 ms).
+    constexpr bool whole_rows = rows == 1 && column_groups == 1;
     int info = 0;
     // The loops have no early exit (a break or return would keep clang from unrolling them, and a
     // rolled loop sends the register block to local memory): steps past n, and the steps after a tiny
@@ -281,33 +288,24 @@ __device__ __forceinline__ int eliminate_with(int n, T tiny_bound, GaussJordanPa
             // Column k is column slot k_slot of the threads with tc == k % column_groups.
             const int k_slot = k / column_groups;
             const bool holds_column_k = tc == k % column_groups;
-            // This thread's best candidate for the pivot and its reciprocal, computed before the all-reduce
-            // says which thread holds the pivot: the division then overlaps the reduction instead of
-            // following it on every thread. (1 where there is no candidate or it is 0: a divisor that takes
-            // the division's fast path; such a reciprocal is never used.)
             std::uint32_t key = 0;
-            T candidate{1};
 #pragma unroll
             for (int i = 0; i < rows; ++i) {
                 const int r = tr + row_groups * i;
                 const std::uint32_t row_key =
                     pivot_key<Grid::order>(row.values[i][k_slot], r,
                                            holds_column_k && r < n && row.pivot_step[i] < 0);
-                candidate = row_key > key ? row.values[i][k_slot] : candidate;
                 key = row_key > key ? row_key : key;
             }
-            const T candidate_inverse = T{1} / (candidate != T{} ? candidate : T{1});
+            // (a 0 entry divides 1 by 1: the division's fast path; that reciprocal is never used)
+            const T own_entry = row.values[0][k_slot];
+            const T own_inverse = whole_rows ? T{1} / (own_entry != T{} ? own_entry : T{1}) : T{};
             const int pivot_rank =
                 rank_of_pivot_key<Grid::order>(Team::all_reduce_max(key, buffer.scratch, k % 2));
             const int pivot_slot = pivot_rank / row_groups;
             const bool holds_pivot_row = tr == pivot_rank % row_groups;
             auto& step = buffer.steps[k % 2];
-            if (holds_column_k && holds_pivot_row) {
-                // this thread's best candidate is the pivot row
-                step.pivot.store(0, candidate);
-                step.pivot.store(1, candidate_inverse);
-            }
-            if (column_groups > 1 && holds_column_k) {
+            if (!whole_rows && holds_column_k) {
 #pragma unroll
                 for (int i = 0; i < rows; ++i) {
                     step.column[tr].store(i, row.values[i][k_slot]);
@@ -320,20 +318,22 @@ __device__ __forceinline__ int eliminate_with(int n, T tiny_bound, GaussJordanPa
                     for (int j = 0; j < columns; ++j) {
                         step.row[tc].store(j, row.values[i][j]);
                     }
+                    if (whole_rows) {
+                        step.pivot.store(0, own_entry);
+                        step.pivot.store(1, own_inverse);
+                    }
                 }
             }
             Team::sync();
-            T pivot_and_inverse[2];
-            step.pivot.load_all(pivot_and_inverse);
-            const T pivot = pivot_and_inverse[0];
+            const T pivot =
+                whole_rows ? step.pivot.load(0) : step.column[pivot_rank % row_groups].load(pivot_slot);
             if (!(magnitude(pivot) > tiny_bound)) {
                 info = k + 1;
             } else {
-                // The pivot row stays unscaled (see the file comment). With one column group every thread
-                // holds column k itself; otherwise the column comes through shared memory.
-                const T inverse_pivot = pivot_and_inverse[1];
+                // The pivot row stays unscaled (see the file comment).
+                const T inverse_pivot = whole_rows ? step.pivot.load(1) : T{1} / pivot;
                 T multipliers[rows];
-                if (column_groups == 1) {
+                if (whole_rows) {
 #pragma unroll
                     for (int i = 0; i < rows; ++i) {
                         multipliers[i] = row.values[i][k_slot];
