@@ -142,10 +142,11 @@ struct SharedCsrBlockLoader {
 };
 
 /// Thread blocks (of RegisterPolicy::block_size threads) per multiprocessor that the fused generation kernels
-/// are compiled for: 5, not the register kernels' 4. At p = 32 in double that caps them at 96 registers with
-/// no spills, and five blocks' 38 KB of shared memory still fit. On the H100 (tridiagonal matrix, 1,000,000
-/// rows, bound 32) the Gauss-Jordan generation kernel took 437 us against 464 us with 4 (ncu), and the
-/// Gauss-Huard generation 1.91 ms against 2.10 ms.
+/// are compiled for: 5, not the register kernels' 4, and five blocks' 38 KB of shared memory still fit. At
+/// p = 32 in double that caps them at 96 registers: the Gauss-Jordan kernel does not spill, the Gauss-Huard
+/// kernel spills about 1 KB (308 bytes at 128 registers). Both ran faster on the H100 (tridiagonal matrix,
+/// 1,000,000 rows, bound 32): Gauss-Jordan generation 437 us against 464 us with 4 (ncu), Gauss-Huard
+/// generation 1.91 ms against 2.10 ms.
 constexpr int generation_blocks_per_multiprocessor = 5;
 
 /// Where a generation kernel's sub-warp finds its diagonal block: the block's first row and its rows (0 for a
