@@ -69,8 +69,10 @@ void write_coordinate(std::ostream& stream, const matrix_data<V, I>& data)
     }
 }
 
+/// The array format's values: every entry, column-major, duplicates summed; BadInput where the array does not
+/// fit in memory or a sum is NaN or Inf (the reader would reject it).
 template <typename V, typename I>
-void write_array(std::ostream& stream, const matrix_data<V, I>& data)
+std::vector<V> column_major_values(const matrix_data<V, I>& data)
 {
     const auto rows = data.size.rows;
     const auto cols = data.size.cols;
@@ -87,7 +89,13 @@ void write_array(std::ostream& stream, const matrix_data<V, I>& data)
             fail_non_finite(column_major[k], "the sum of the duplicate entries at " + position(k % rows, k / rows));
         }
     }
-    stream << "%%MatrixMarket matrix array real general\n" << rows << ' ' << cols << '\n';
+    return column_major;
+}
+
+template <typename V>
+void write_array(std::ostream& stream, dim2 size, const std::vector<V>& column_major)
+{
+    stream << "%%MatrixMarket matrix array real general\n" << size.rows << ' ' << size.cols << '\n';
     std::string line;
     for (const auto value : column_major) {
         line.clear();
@@ -97,16 +105,19 @@ void write_array(std::ostream& stream, const matrix_data<V, I>& data)
     }
 }
 
-}  // namespace
-
+/**
+ * Writes checked data: `column_major` holds the array format's values (column_major_values), and is empty
+ * for the coordinate format. Every check has run before, so that the path overload refuses data before it
+ * opens (and truncates) the file.
+ */
 template <typename V, typename I>
-void write_matrix_market(std::ostream& stream, const matrix_data<V, I>& data, MatrixMarketFormat format)
+void write_checked(std::ostream& stream, const matrix_data<V, I>& data, MatrixMarketFormat format,
+                   const std::vector<V>& column_major)
 {
-    check_writable(data);
     if (format == MatrixMarketFormat::coordinate) {
         write_coordinate(stream, data);
     } else {
-        write_array(stream, data);
+        write_array(stream, data.size, column_major);
     }
     stream.flush();
     if (!stream) {
@@ -115,17 +126,33 @@ void write_matrix_market(std::ostream& stream, const matrix_data<V, I>& data, Ma
     }
 }
 
+/// check_writable, and for the array format its values (empty for coordinate).
+template <typename V, typename I>
+std::vector<V> checked_values(const matrix_data<V, I>& data, MatrixMarketFormat format)
+{
+    check_writable(data);
+    return format == MatrixMarketFormat::coordinate ? std::vector<V>{} : column_major_values(data);
+}
+
+}  // namespace
+
+template <typename V, typename I>
+void write_matrix_market(std::ostream& stream, const matrix_data<V, I>& data, MatrixMarketFormat format)
+{
+    write_checked(stream, data, format, checked_values(data, format));
+}
+
 template <typename V, typename I>
 void write_matrix_market(const std::string& path, const matrix_data<V, I>& data, MatrixMarketFormat format)
 {
-    // before opening, so that refused data leaves an existing file as it was
-    check_writable(data);
+    // checked before opening, so that refused data leaves an existing file as it was
+    const auto column_major = checked_values(data, format);
     std::ofstream file{path};
     if (!file) {
         LARCH_THROW(BadInput,
                     "write_matrix_market: cannot open '" + path + "' for writing: " + std::strerror(errno));
     }
-    write_matrix_market(file, data, format);
+    write_checked(file, data, format, column_major);
 }
 
 #define LARCH_INSTANTIATE_MATRIX_MARKET_WRITER(V, I)                                                      \

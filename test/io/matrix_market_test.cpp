@@ -346,6 +346,20 @@ TEST(MatrixMarketWrite, LeavesAnExistingFileAsItWasWhenRefusingNaN)
     std::remove(path.c_str());
 }
 
+TEST(MatrixMarketWrite, LeavesAnExistingFileAsItWasWhenArrayDuplicatesAddUpToInf)
+{
+    const auto path = temp_path("larch_mm_refused_array.mtx");
+    const auto original = awkward_values<double>();
+    io::write_matrix_market(path, original);
+    const double max = std::numeric_limits<double>::max();
+    const matrix_data<double> overflowing{dim2(2, 2), {{1, 0, max}, {1, 0, max}}};
+
+    EXPECT_THROW(io::write_matrix_market(path, overflowing, io::MatrixMarketFormat::array), larch::BadInput);
+
+    EXPECT_EQ(io::read_matrix_market_data<double>(path).entries, original.entries);
+    std::remove(path.c_str());
+}
+
 // What a file's header promises, counted independently of the reader: size and the number of distinct
 // positions after expanding the symmetry.
 struct HeaderCount {

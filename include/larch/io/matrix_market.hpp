@@ -67,8 +67,9 @@ template <typename V, typename I>
 void write_matrix_market(std::ostream& stream, const matrix_data<V, I>& data,
                          MatrixMarketFormat format = MatrixMarketFormat::coordinate);
 
-/// Writes `data` to the file at `path` (see the stream overload); BadInput if it cannot be written. An entry
-/// outside the matrix or a NaN or Inf value is refused before the file is opened (an existing one stays as it was).
+/// Writes `data` to the file at `path` (see the stream overload); BadInput if it cannot be written. Data the
+/// stream overload refuses (an entry outside the matrix, a NaN or Inf value, array duplicates adding up to Inf)
+/// is refused before the file is opened, so an existing file stays as it was.
 template <typename V, typename I>
 void write_matrix_market(const std::string& path, const matrix_data<V, I>& data,
                          MatrixMarketFormat format = MatrixMarketFormat::coordinate);
