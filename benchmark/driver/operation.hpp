@@ -46,6 +46,9 @@ struct CaseResult {
     Measurement ours;
     /// The vendor library's measurement of the same work, where one exists on this executor.
     std::optional<Measurement> vendor;
+    /// Bytes the vendor's own format moves for that work, where they differ from `bytes` (its GB/s and
+    /// fraction of copy bandwidth are computed from them).
+    std::optional<double> vendor_bytes;
 };
 
 /// Everything an operation needs to run one (expanded) case.

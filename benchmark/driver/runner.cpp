@@ -97,10 +97,11 @@ ExecutorState open_executor(const std::string& name, long long copy_bytes)
     return state;
 }
 
-json rates(const Measurement& measurement, const CaseResult& result, double copy_bandwidth)
+json rates(const Measurement& measurement, double bytes, const CaseResult& result,
+           double copy_bandwidth)
 {
     const auto summary = summarize(measurement.seconds);
-    const double gbs = result.bytes / summary.median / 1e9;
+    const double gbs = bytes / summary.median / 1e9;
     return json{{"name", measurement.name},
                 {"time_s", {{"median", summary.median}, {"min", summary.min}, {"max", summary.max}}},
                 {"gflops", result.flops / summary.median / 1e9},
@@ -125,9 +126,13 @@ json record_result(const CaseResult& result, double copy_bandwidth)
                                      " against the reference executor");
         }
     }
-    record["larch"] = rates(result.ours, result, copy_bandwidth);
+    record["larch"] = rates(result.ours, result.bytes, result, copy_bandwidth);
     if (result.vendor) {
-        record["vendor"] = rates(*result.vendor, result, copy_bandwidth);
+        record["vendor"] = rates(*result.vendor, result.vendor_bytes.value_or(result.bytes), result,
+                                 copy_bandwidth);
+        if (result.vendor_bytes) {
+            record["vendor"]["bytes"] = *result.vendor_bytes;
+        }
         record["larch_over_vendor"] = summarize(result.vendor->seconds).median /
                                       summarize(result.ours.seconds).median;
     }

@@ -15,9 +15,12 @@
 // most `max_rows` rows).
 //
 // Byte model (the minimum traffic of one batched SpMV): the format's stored arrays read once (values and
-// column indices of every stored entry, ELL padding included; CSR row pointers; COO row indices; a shared
-// pattern counted once), the per-item layout (row and column counts, stored-entry and row offsets of the
-// matrix, offsets of b and x: 40 bytes per item), b read once, x written once. Flops: 2 per nonzero.
+// column indices of every stored entry, ELL padding included, CSR column indices at 2 bytes where the
+// batch keeps them in 16 bits (batch::Csr::get_const_narrow_col_idxs, "column_index_bytes"); CSR row
+// pointers; COO row indices; a shared pattern counted once), the per-item layout (row and column counts, stored-entry and row offsets of the
+// matrix, offsets of b and x: 40 bytes per item), b read once, x written once. Flops: 2 per nonzero. The
+// cuSPARSE join's rates count its own bytes (vendor.bytes): values and 32-bit column indices of every
+// nonzero, a row pointer per row, b and x.
 #include <algorithm>
 #include <cmath>
 #include <filesystem>
@@ -291,9 +294,13 @@ const batch::BatchLinOp<V>& batch_in_format(const std::string& kernel,
         const bool shared = a.get_layout().has_shared_pattern();
         const double pattern_rows = shared ? double(problem.items.front().size.rows + 1)
                                            : double(problem.rows + problem.items.size());
+        // the kernels read 16-bit column indices where the batch keeps them
+        const double column_bytes =
+            a.get_const_narrow_col_idxs() != nullptr ? sizeof(std::uint16_t) : index_bytes;
         stored_bytes = double(problem.nonzeros) * value_bytes +
-                       (shared ? first_nnz : double(problem.nonzeros)) * index_bytes +
+                       (shared ? first_nnz : double(problem.nonzeros)) * column_bytes +
                        pattern_rows * index_bytes;
+        details["column_index_bytes"] = column_bytes;
         // automatic picks per item; the record says how many items took the balanced kernel and which
         // fixed kernel runs the batch when every item chose the same one ("automatic": per item).
         details["automatic_balanced_items"] = a.get_num_balanced_items();
@@ -452,6 +459,10 @@ CaseResult run_batch_spmv(const CaseContext& context)
     if (dynamic_cast<const CudaExecutor*>(exec.get()) != nullptr) {
         const auto& baselines = measure_baselines(context, problem);
         result.vendor = baselines.block_diagonal;
+        // the join is one CSR matrix: every item's pattern with 32-bit indices, one row pointer per row
+        result.vendor_bytes = double(problem.nonzeros) * double(sizeof(V) + sizeof(index_type)) +
+                              double(problem.rows + 1) * sizeof(index_type) +
+                              double(problem.rows + problem.cols) * sizeof(V);
         result.details.update(baselines.details);
     }
 #endif

@@ -65,13 +65,30 @@ CsrSpmvKernel automatic_batch_kernel(CsrSpmvKernel item_kernel)
     return item_kernel == CsrSpmvKernel::balanced ? CsrSpmvKernel::stream : item_kernel;
 }
 
+/// The 16-bit copy of the column indices `col_idxs` (host data) that a batch keeps on `exec`
+/// (Csr::get_const_narrow_col_idxs): on GPU executors when every item of `layout` fits, empty elsewhere.
+template <typename I>
+array<std::uint16_t> narrow_col_idxs(const std::shared_ptr<const Executor>& exec,
+                                     const SparseLayout& layout, const std::vector<I>& col_idxs)
+{
+    if (exec->is_host() || layout.get_max_size().cols > Csr<double, I>::max_narrow_cols) {
+        return array<std::uint16_t>{exec};
+    }
+    std::vector<std::uint16_t> narrow(col_idxs.size());
+    std::transform(col_idxs.begin(), col_idxs.end(), narrow.begin(),
+                   [](I col) { return static_cast<std::uint16_t>(col); });
+    return array<std::uint16_t>{exec, narrow.begin(), narrow.end()};
+}
+
 }  // namespace
 
 template <typename T, typename I>
-Csr<T, I>::Csr(SparseLayout layout, array<T> values, array<I> col_idxs, array<I> row_ptrs,
+Csr<T, I>::Csr(SparseLayout layout, array<T> values, array<I> col_idxs,
+               array<std::uint16_t> narrow_col_idxs, array<I> row_ptrs,
                array<I> balanced_row_starts, array<std::int32_t> item_kernels)
     : BatchLinOp<T>(layout.get_executor()), layout_{std::move(layout)},
-      values_{std::move(values)}, col_idxs_{std::move(col_idxs)}, row_ptrs_{std::move(row_ptrs)},
+      values_{std::move(values)}, col_idxs_{std::move(col_idxs)},
+      narrow_col_idxs_{std::move(narrow_col_idxs)}, row_ptrs_{std::move(row_ptrs)},
       balanced_row_starts_{std::move(balanced_row_starts)}, item_kernels_{std::move(item_kernels)}
 {
     const auto rows = layout_.get_total_rows();
@@ -134,9 +151,10 @@ std::unique_ptr<Csr<T, I>> Csr<T, I>::create(std::shared_ptr<const Executor> exe
             row_ptrs.insert(row_ptrs.end(), item_row_ptrs.begin(), item_row_ptrs.end());
         }
     }
+    auto narrow = narrow_col_idxs(exec, layout, col_idxs);
     auto result = std::unique_ptr<Csr>{new Csr{
         std::move(layout), array<T>{exec, values.begin(), values.end()},
-        array<I>{exec, col_idxs.begin(), col_idxs.end()},
+        array<I>{exec, col_idxs.begin(), col_idxs.end()}, std::move(narrow),
         array<I>{exec, row_ptrs.begin(), row_ptrs.end()},
         array<I>{exec, row_starts.begin(), row_starts.end()},
         array<std::int32_t>{exec, item_kernels.begin(), item_kernels.end()}}};
@@ -149,8 +167,10 @@ std::unique_ptr<Csr<T, I>> Csr<T, I>::create(std::shared_ptr<const Executor> exe
 template <typename T, typename I>
 std::unique_ptr<Csr<T, I>> Csr<T, I>::clone_to(std::shared_ptr<const Executor> exec) const
 {
+    auto narrow = narrow_col_idxs(
+        exec, layout_, detail::copy_range_to_host(col_idxs_, 0, col_idxs_.get_size()));
     auto result = std::unique_ptr<Csr>{new Csr{
-        layout_.clone_to(exec), array<T>{exec, values_}, array<I>{exec, col_idxs_},
+        layout_.clone_to(exec), array<T>{exec, values_}, array<I>{exec, col_idxs_}, std::move(narrow),
         array<I>{exec, row_ptrs_}, array<I>{exec, balanced_row_starts_},
         array<std::int32_t>{exec, item_kernels_}}};
     result->max_row_nnz_ = max_row_nnz_;

@@ -222,7 +222,7 @@ struct EllBatch {
 template <typename T, typename I>
 CsrBatch<T, I> batch_view(const ::larch::batch::Csr<T, I>& a)
 {
-    return {batch_sparse::view_of(a)};
+    return {batch_sparse::view_of<I>(a)};
 }
 
 template <typename T, typename I>

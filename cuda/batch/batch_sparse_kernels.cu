@@ -63,10 +63,10 @@ __device__ __forceinline__ std::int64_t ordered_item(const std::int64_t* work_or
     return item_in_work_order(work_order, blockIdx.x);
 }
 
-template <int subwarp_size, bool packed, typename T, typename I>
+template <int subwarp_size, bool packed, typename T, typename I, typename C>
 __global__ void __launch_bounds__(SparsePolicy::max_block_size,
                                   SparsePolicy::rows_min_blocks_per_sm(subwarp_size, packed))
-    csr_rows_kernel(CsrView<T, I> a, Operands<T> op, std::int64_t num_items)
+    csr_rows_kernel(CsrView<T, I, C> a, Operands<T> op, std::int64_t num_items)
 {
     // One block row per item (packed_item), one sub-warp of `subwarp_size` lanes per row (0: smart,
     // chosen per item).
@@ -86,9 +86,9 @@ __global__ void __launch_bounds__(SparsePolicy::max_block_size,
 }
 
 /// Balanced: x_i scaled by beta, then each 32-lane group sums its equal share of the nonzeros.
-template <typename T, typename I>
-__device__ void csr_balanced_item(const CsrView<T, I>& a, std::int64_t index,
-                                  const CsrItem<T, I>& item, const Operands<T>& op, T* item_x)
+template <typename T, typename I, typename C>
+__device__ void csr_balanced_item(const CsrView<T, I, C>& a, std::int64_t index,
+                                  const CsrItem<T, I, C>& item, const Operands<T>& op, T* item_x)
 {
     scale_item_x(item.at.rows, op, item_x);
     const T* item_b = load_item_b(op, index, item.at.cols);
@@ -102,18 +102,18 @@ __device__ void csr_balanced_item(const CsrView<T, I>& a, std::int64_t index,
         item_b, op, item_x);
 }
 
-template <typename T, typename I>
+template <typename T, typename I, typename C>
 __global__ void __launch_bounds__(SparsePolicy::max_block_size, SparsePolicy::min_blocks_per_sm)
-    csr_balanced_kernel(CsrView<T, I> a, Operands<T> op)
+    csr_balanced_kernel(CsrView<T, I, C> a, Operands<T> op)
 {
     // One block per item, its equal nonzero segments taken by the 32-lane groups in turn (segmented scan).
     const std::int64_t index = ordered_item(a.work_order);
     csr_balanced_item(a, index, csr_item(a, index), op, op.item_x(index));
 }
 
-template <typename T, typename I>
+template <typename T, typename I, typename C>
 __global__ void __launch_bounds__(SparsePolicy::max_block_size, SparsePolicy::min_blocks_per_sm)
-    csr_stream_kernel(CsrView<T, I> a, Operands<T> op)
+    csr_stream_kernel(CsrView<T, I, C> a, Operands<T> op)
 {
     // One block per item, streaming its nonzeros through shared memory a chunk at a time.
     const std::int64_t index = ordered_item(a.work_order);
@@ -121,9 +121,9 @@ __global__ void __launch_bounds__(SparsePolicy::max_block_size, SparsePolicy::mi
     csr_stream_item(item, load_item_b(op, index, item.at.cols), op, op.item_x(index));
 }
 
-template <typename T, typename I>
+template <typename T, typename I, typename C>
 __global__ void __launch_bounds__(SparsePolicy::max_block_size)
-    csr_automatic_kernel(CsrView<T, I> a, Operands<T> op)
+    csr_automatic_kernel(CsrView<T, I, C> a, Operands<T> op)
 {
     // One block per item, running it as scalar or balanced as chosen at creation (the branch is uniform
     // over the block, so it costs no divergence).
@@ -217,32 +217,32 @@ inline RowsLaunch rows_launch(const DefaultExecutor& exec, size_type num_items, 
 
 /// The rows kernel with `subwarp_size` lanes per row (0: smart, per item), its teams sized for
 /// `lanes_per_row` lanes on every row of the largest item.
-template <int subwarp_size, typename T, typename I>
-void launch_csr_rows(const DefaultExecutor& exec, const CsrView<T, I>& view, Operands<T> op,
+template <int subwarp_size, typename T, typename I, typename C>
+void launch_csr_rows(const DefaultExecutor& exec, const CsrView<T, I, C>& view, Operands<T> op,
                      size_type num_items, size_type max_rows, int lanes_per_row, std::size_t staging)
 {
     const auto launch = rows_launch(exec, num_items, max_rows * static_cast<size_type>(lanes_per_row),
                                     staging);
     op.staged = launch.staging > 0;
     if (launch.block.y > 1) {
-        csr_rows_kernel<subwarp_size, true, T, I>
+        csr_rows_kernel<subwarp_size, true, T, I, C>
             <<<launch.grid, launch.block, launch.staging>>>(view, op, num_items);
     } else {
-        csr_rows_kernel<subwarp_size, false, T, I>
+        csr_rows_kernel<subwarp_size, false, T, I, C>
             <<<launch.grid, launch.block, launch.staging>>>(view, op, num_items);
     }
 }
 
-template <typename T, typename I>
-void csr_spmv(const DefaultExecutor& exec, const ::larch::batch::Csr<T, I>& a,
-              ::larch::batch::CsrSpmvKernel kernel, T alpha, const ::larch::batch::Vector<T>& b,
-              T beta, ::larch::batch::Vector<T>& x)
+/// csr_spmv's launch on `view`, whose column indices are the batch's own or narrowed ones.
+template <typename T, typename I, typename C>
+void launch_csr_spmv(const DefaultExecutor& exec, const ::larch::batch::Csr<T, I>& a,
+                     const CsrView<T, I, C>& view, ::larch::batch::CsrSpmvKernel kernel, T alpha,
+                     const ::larch::batch::Vector<T>& b, T beta, ::larch::batch::Vector<T>& x)
 {
     using ::larch::batch::CsrSpmvKernel;
     const auto& layout = a.get_layout();
     const auto staging = SparsePolicy::staging_bytes<T>(exec, layout, b.get_num_cols());
     const auto op = operands_of(alpha, b, beta, x, staging);
-    const auto view = view_of(a);
     const auto num_items = a.get_num_items();
     const auto grid = static_cast<unsigned>(num_items);
     const auto max_rows = layout.get_max_size().rows;
@@ -262,14 +262,14 @@ void csr_spmv(const DefaultExecutor& exec, const ::larch::batch::Csr<T, I>& a,
         launch_csr_rows<0>(exec, view, op, num_items, max_rows, mean_lanes, staging);
         break;
     case CsrSpmvKernel::balanced:
-        csr_balanced_kernel<T, I>
+        csr_balanced_kernel<T, I, C>
             <<<grid, SparsePolicy::segmented_block_size(exec, layout), staging>>>(view, op);
         break;
     case CsrSpmvKernel::stream: {
         // b_i staged only where it fits beside the kernel's products
         const auto stream_staging = SparsePolicy::staging_bytes<T>(exec, layout, b.get_num_cols(),
                                                                    SparsePolicy::stream_static_bytes<T>());
-        csr_stream_kernel<T, I><<<grid, SparsePolicy::segmented_block_size(exec, layout), stream_staging>>>(
+        csr_stream_kernel<T, I, C><<<grid, SparsePolicy::segmented_block_size(exec, layout), stream_staging>>>(
             view, operands_of(alpha, b, beta, x, stream_staging));
         break;
     }
@@ -278,11 +278,23 @@ void csr_spmv(const DefaultExecutor& exec, const ::larch::batch::Csr<T, I>& a,
         // its nonzero segments (balanced items).
         const int block = std::max(SparsePolicy::block_size(exec, max_rows),
                                    SparsePolicy::segmented_block_size(exec, layout));
-        csr_automatic_kernel<T, I><<<grid, block, staging>>>(view, op);
+        csr_automatic_kernel<T, I, C><<<grid, block, staging>>>(view, op);
         break;
     }
     }
     LARCH_LAUNCH_CHECK("batch_sparse::csr_spmv");
+}
+
+template <typename T, typename I>
+void csr_spmv(const DefaultExecutor& exec, const ::larch::batch::Csr<T, I>& a,
+              ::larch::batch::CsrSpmvKernel kernel, T alpha, const ::larch::batch::Vector<T>& b,
+              T beta, ::larch::batch::Vector<T>& x)
+{
+    if (a.get_const_narrow_col_idxs() != nullptr) {
+        launch_csr_spmv(exec, a, view_of<std::uint16_t>(a), kernel, alpha, b, beta, x);
+    } else {
+        launch_csr_spmv(exec, a, view_of<I>(a), kernel, alpha, b, beta, x);
+    }
 }
 
 template <typename T, typename I>

@@ -6,6 +6,7 @@
 
 #include <algorithm>
 #include <cstdint>
+#include <type_traits>
 
 #include "cuda/base/runtime.hpp"
 #include "cuda/components/atomic.cuh"
@@ -185,9 +186,10 @@ __device__ __forceinline__ ItemOffsets item_offsets(const std::int32_t* rows, co
     return {rows[item], cols[item], values, shared_pattern ? 0 : values};
 }
 
-/// Rows of one CSR item, one sub-warp of `subwarp_size` lanes of the item's team per row.
-template <int subwarp_size, typename T, typename I>
-__device__ void csr_subwarp_rows(int rows, const T* values, const I* col_idxs, const I* row_ptrs,
+/// Rows of one CSR item, one sub-warp of `subwarp_size` lanes of the item's team per row (column indices
+/// of type C: the batch's index type or 16 bits, see CsrView).
+template <int subwarp_size, typename T, typename I, typename C>
+__device__ void csr_subwarp_rows(int rows, const T* values, const C* col_idxs, const I* row_ptrs,
                                  const T* item_b, const Operands<T>& op, T* item_x,
                                  Team team = block_row_team())
 {
@@ -210,8 +212,10 @@ __device__ void csr_subwarp_rows(int rows, const T* values, const I* col_idxs, c
     }
 }
 
-/// The arrays of a batch::Csr as its kernels read them.
-template <typename T, typename I>
+/// The arrays of a batch::Csr as its kernels read them, the column indices as C: I, or std::uint16_t
+/// where the batch keeps them narrowed (batch::Csr::get_const_narrow_col_idxs; 2 bytes less per entry to
+/// read in these memory-bound kernels).
+template <typename T, typename I, typename C = I>
 struct CsrView {
     const std::int32_t* rows;
     const std::int32_t* cols;
@@ -219,21 +223,28 @@ struct CsrView {
     const std::int64_t* row_offsets;
     bool shared_pattern;
     const T* values;
-    const I* col_idxs;
+    const C* col_idxs;
     const I* row_ptrs;
     const I* balanced_row_starts;
     const std::int32_t* item_kernels;
     const std::int64_t* work_order;
 };
 
-template <typename T, typename I>
-CsrView<T, I> view_of(const ::larch::batch::Csr<T, I>& a)
+/// The view with column indices of type C (std::uint16_t only where the batch keeps narrowed ones).
+template <typename C, typename T, typename I>
+CsrView<T, I, C> view_of(const ::larch::batch::Csr<T, I>& a)
 {
     const auto& layout = a.get_layout();
+    const C* col_idxs;
+    if constexpr (std::is_same_v<C, I>) {
+        col_idxs = a.get_const_col_idxs();
+    } else {
+        col_idxs = a.get_const_narrow_col_idxs();
+    }
     return {layout.get_const_rows(),     layout.get_const_cols(),
             layout.get_const_stored_offsets(), layout.get_const_row_offsets(),
             layout.has_shared_pattern(), a.get_const_values(),
-            a.get_const_col_idxs(),      a.get_const_row_ptrs(),
+            col_idxs,                    a.get_const_row_ptrs(),
             a.get_const_balanced_row_starts(), a.get_const_item_kernels(),
             layout.get_const_work_order()};
 }
@@ -247,16 +258,16 @@ __device__ __forceinline__ std::int64_t item_in_work_order(const std::int64_t* w
 }
 
 /// One CSR item as the block that owns it sees it (b_i not yet loaded).
-template <typename T, typename I>
+template <typename T, typename I, typename C = I>
 struct CsrItem {
     ItemOffsets at;
     const T* values;
-    const I* col_idxs;
+    const C* col_idxs;
     const I* row_ptrs;
 };
 
-template <typename T, typename I>
-__device__ CsrItem<T, I> csr_item(const CsrView<T, I>& a, std::int64_t item)
+template <typename T, typename I, typename C>
+__device__ CsrItem<T, I, C> csr_item(const CsrView<T, I, C>& a, std::int64_t item)
 {
     const auto at = item_offsets(a.rows, a.cols, a.stored_offsets, a.shared_pattern, item);
     return {at, a.values + at.values, a.col_idxs + at.pattern,
@@ -265,8 +276,8 @@ __device__ CsrItem<T, I> csr_item(const CsrView<T, I>& a, std::int64_t item)
 
 /// Smart: one sub-warp per row, its size the power of two >= the item's average row length, so that
 /// a typical row keeps every lane of its sub-warp busy for one step; the same for the whole block.
-template <typename T, typename I>
-__device__ void csr_smart_item(const CsrItem<T, I>& item, const T* item_b, const Operands<T>& op,
+template <typename T, typename I, typename C>
+__device__ void csr_smart_item(const CsrItem<T, I, C>& item, const T* item_b, const Operands<T>& op,
                                T* item_x, Team team = block_row_team())
 {
     const int rows = item.at.rows;
@@ -308,8 +319,8 @@ __device__ void scale_item_x(int rows, const Operands<T>& op, T* item_x)
  * then its scan and atomics, the kernels waited on memory (H100, 10,000 items of the shared matrices:
  * balanced 0.676 -> 0.612 ms in double and 0.602 -> 0.528 ms in float, COO 0.698 -> 0.489 ms in float).
  */
-template <typename T, typename I, typename RowOfSegment>
-__device__ void accumulate_row_runs(int nnz, const T* values, const I* col_idxs,
+template <typename T, typename C, typename RowOfSegment>
+__device__ void accumulate_row_runs(int nnz, const T* values, const C* col_idxs,
                                     RowOfSegment&& row_of_segment, const T* item_b,
                                     const Operands<T>& op, T* item_x)
 {
@@ -325,14 +336,14 @@ __device__ void accumulate_row_runs(int nnz, const T* values, const I* col_idxs,
         auto row_of = row_of_segment(segment);
         for (int step = begin; step < end; step += chunks_per_step * group) {
             T value[chunks_per_step];
-            I col[chunks_per_step];
+            C col[chunks_per_step];
             int row[chunks_per_step];
 #pragma unroll
             for (int c = 0; c < chunks_per_step; ++c) {
                 const int nz = step + c * group + lane;
                 const bool active = nz < end;
                 value[c] = active ? values[nz] : T{};
-                col[c] = active ? col_idxs[nz] : I{};
+                col[c] = active ? col_idxs[nz] : C{};
                 row[c] = active ? static_cast<int>(row_of(nz)) : -1;
             }
 #pragma unroll
@@ -380,8 +391,8 @@ struct CsrRowWalker {
  * (the __syncthreads_count that finds how many rows start in it). Several right-hand sides take one pass
  * over the item each.
  */
-template <typename T, typename I>
-__device__ void csr_stream_item(const CsrItem<T, I>& item, const T* item_b, const Operands<T>& op,
+template <typename T, typename I, typename C>
+__device__ void csr_stream_item(const CsrItem<T, I, C>& item, const T* item_b, const Operands<T>& op,
                                 T* item_x)
 {
     constexpr int entries = SparsePolicy::stream_entries;
@@ -403,12 +414,12 @@ __device__ void csr_stream_item(const CsrItem<T, I>& item, const T* item_b, cons
             const bool last = end == nnz;
             T* buffer = products[step % 2];
             T value[entries];
-            I col[entries];
+            C col[entries];
 #pragma unroll
             for (int k = 0; k < entries; ++k) {
                 const int nz = begin + k * threads + rank;
                 value[k] = nz < end ? item.values[nz] : T{};
-                col[k] = nz < end ? item.col_idxs[nz] : I{};
+                col[k] = nz < end ? item.col_idxs[nz] : C{};
             }
 #pragma unroll
             for (int k = 0; k < entries; ++k) {

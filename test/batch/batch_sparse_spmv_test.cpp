@@ -230,6 +230,76 @@ TEST_P(BatchSparseSpmv, MatchesReferenceOnGlobalMemoryPathWithLargerMatrices)
     check(items, 2);
 }
 
+/// Three rows of `cols` columns with entries in the first and last columns and around 65,536 (those
+/// below `cols`), and a small random item after it.
+std::vector<matrix_data<double>> items_with_columns(size_type cols)
+{
+    matrix_data<double> wide{larch::dim2{3, cols}};
+    const size_type candidates[] = {0, 1, 65534, 65535, 65536, 65537, cols - 1};
+    for (size_type row = 0; row < 3; ++row) {
+        for (const auto col : candidates) {
+            if (col < cols) {
+                wide.entries.push_back({static_cast<std::int32_t>(row), static_cast<std::int32_t>(col),
+                                        double(row + 1) + double(col) / double(cols)});
+            }
+        }
+    }
+    wide.sum_duplicates();
+    std::mt19937 rng{seed + 7};
+    auto items = larch::test::random_sparse_items<double>(rng, 4, 40, 5);
+    items.insert(items.begin(), wide);
+    return items;
+}
+
+TEST_P(BatchSparseSpmv, MatchesReferenceAtTheWidestItemWithSixteenBitColumns)
+{
+    // 65,536 columns: column 65,535 is the largest a 16-bit index holds, so CUDA/HIP read narrowed indices.
+    check(items_with_columns(larch::batch::Csr<double>::max_narrow_cols), 1);
+}
+
+TEST_P(BatchSparseSpmv, MatchesReferenceOnAnItemTooWideForSixteenBitColumns)
+{
+    // 70,000 columns, entries past 65,535: CUDA/HIP keep no narrowed indices and read the 32-bit ones.
+    check(items_with_columns(70000), 1);
+}
+
+/// The 16-bit column indices a batch::Csr keeps: on GPU executors only, only while every item fits, equal
+/// to the 32-bit ones, and created again (or dropped) by clone_to.
+TEST(BatchCsrNarrowColumns, KeptOnGpuExecutorsWhileEveryItemFits)
+{
+    for (const auto& name : larch::test::executor_names()) {
+        SCOPED_TRACE(name);
+        std::shared_ptr<const larch::Executor> exec;
+        try {
+            exec = larch::make_executor(name);
+        } catch (const larch::DeviceNotFound&) {
+            continue;
+        }
+        const auto ref = larch::make_executor("reference");
+        const auto fits = larch::batch::Csr<double>::create(
+            exec, items_with_columns(larch::batch::Csr<double>::max_narrow_cols));
+        const auto too_wide = larch::batch::Csr<double>::create(exec, items_with_columns(70000));
+        EXPECT_EQ(too_wide->get_const_narrow_col_idxs(), nullptr);
+        if (exec->is_host()) {
+            EXPECT_EQ(fits->get_const_narrow_col_idxs(), nullptr);
+            continue;
+        }
+        ASSERT_NE(fits->get_const_narrow_col_idxs(), nullptr);
+        const auto round_trip = fits->clone_to(ref)->clone_to(exec);
+        for (const auto* batch : {fits.get(), round_trip.get()}) {
+            const auto stored = static_cast<size_type>(batch->get_layout().get_total_stored());
+            std::vector<std::int32_t> cols(stored);
+            std::vector<std::uint16_t> narrow(stored);
+            ref->copy_from(*exec, stored * sizeof(std::int32_t), batch->get_const_col_idxs(),
+                           cols.data());
+            ref->copy_from(*exec, stored * sizeof(std::uint16_t), batch->get_const_narrow_col_idxs(),
+                           narrow.data());
+            EXPECT_EQ(std::vector<std::int32_t>(narrow.begin(), narrow.end()), cols);
+        }
+        EXPECT_EQ(fits->clone_to(ref)->get_const_narrow_col_idxs(), nullptr);
+    }
+}
+
 INSTANTIATE_TEST_SUITE_P(
     AllExecutorsAndKernels, BatchSparseSpmv,
     ::testing::Combine(::testing::ValuesIn(larch::test::executor_names()),
