@@ -78,10 +78,12 @@ __global__ void __launch_bounds__(SparsePolicy::max_block_size,
     const T* item_b = packed ? op.b + op.b_offsets[index] : load_item_b(op, index, item.at.cols);
     T* item_x = op.item_x(index);
     if constexpr (subwarp_size > 0) {
-        csr_subwarp_rows<subwarp_size>(item.at.rows, item.values, item.col_idxs, item.row_ptrs,
-                                       item_b, op, item_x, block_row_team());
+        csr_subwarp_rows<subwarp_size, SparsePolicy::row_entries_in_flight>(
+            item.at.rows, item.values, item.col_idxs, item.row_ptrs, item_b, op, item_x,
+            block_row_team());
     } else {
-        csr_smart_item(item, item_b, op, item_x, block_row_team());
+        csr_smart_item<SparsePolicy::row_entries_in_flight>(item, item_b, op, item_x,
+                                                            block_row_team());
     }
 }
 
@@ -134,8 +136,9 @@ __global__ void __launch_bounds__(SparsePolicy::max_block_size)
     if (a.item_kernels[index] == static_cast<std::int32_t>(CsrSpmvKernel::balanced)) {
         csr_balanced_item(a, index, item, op, item_x);
     } else {
-        csr_subwarp_rows<1>(item.at.rows, item.values, item.col_idxs, item.row_ptrs,
-                            load_item_b(op, index, item.at.cols), op, item_x, block_row_team());
+        csr_subwarp_rows<1, SparsePolicy::row_entries_in_flight>(
+            item.at.rows, item.values, item.col_idxs, item.row_ptrs,
+            load_item_b(op, index, item.at.cols), op, item_x, block_row_team());
     }
 }
 

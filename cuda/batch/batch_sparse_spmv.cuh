@@ -97,6 +97,12 @@ struct SparsePolicy {
         return bytes + static_bytes <= exec.get_shared_memory_per_block() ? bytes : 0;
     }
 
+    /// Entries of its row each lane of the SpMV row kernels loads before it multiplies the first: one
+    /// at a time it waits a memory round trip per entry, and short rows give a thread nothing else to
+    /// wait on. The batched solvers' kernels load one at a time, since they keep the Krylov state in
+    /// registers: four pushed several of them from 80-96 to 96-128 registers and up to 144 bytes of
+    /// spills (ptxas -v, sm_90).
+    static constexpr int row_entries_in_flight = 4;
     /// Nonzeros each thread of the stream kernel loads per chunk (a chunk: stream_entries x block size).
     static constexpr int stream_entries = 4;
     /// The stream kernel's shared memory besides b_i: two chunks of products.
@@ -187,8 +193,10 @@ __device__ __forceinline__ ItemOffsets item_offsets(const std::int32_t* rows, co
 }
 
 /// Rows of one CSR item, one sub-warp of `subwarp_size` lanes of the item's team per row (column indices
-/// of type C: the batch's index type or 16 bits, see CsrView).
-template <int subwarp_size, typename T, typename I, typename C>
+/// of type C: the batch's index type or 16 bits, see CsrView). Each lane loads `in_flight` of its entries
+/// before it multiplies the first (SparsePolicy::row_entries_in_flight); the products still add up in the
+/// row's order.
+template <int subwarp_size, int in_flight = 1, typename T, typename I, typename C>
 __device__ void csr_subwarp_rows(int rows, const T* values, const C* col_idxs, const I* row_ptrs,
                                  const T* item_b, const Operands<T>& op, T* item_x,
                                  Team team = block_row_team())
@@ -200,8 +208,21 @@ __device__ void csr_subwarp_rows(int rows, const T* values, const C* col_idxs, c
         const I end = row_ptrs[row + 1];
         for (int rhs = 0; rhs < op.num_rhs; ++rhs) {
             T sum{};
-            for (I nz = begin + lane; nz < end; nz += subwarp_size) {
-                sum = fma(values[nz], item_b[col_idxs[nz] * op.num_rhs + rhs], sum);
+            for (I nz = begin + lane; nz < end; nz += in_flight * subwarp_size) {
+                T value[in_flight];
+                C col[in_flight];
+#pragma unroll
+                for (int k = 0; k < in_flight; ++k) {
+                    const I at = nz + k * subwarp_size;
+                    value[k] = at < end ? values[at] : T{};
+                    col[k] = at < end ? col_idxs[at] : C{};
+                }
+#pragma unroll
+                for (int k = 0; k < in_flight; ++k) {
+                    if (nz + k * subwarp_size < end) {
+                        sum = fma(value[k], item_b[col[k] * op.num_rhs + rhs], sum);
+                    }
+                }
             }
             sum = warp::all_reduce_sum<subwarp_size>(sum);
             if (lane == 0) {
@@ -276,7 +297,7 @@ __device__ CsrItem<T, I, C> csr_item(const CsrView<T, I, C>& a, std::int64_t ite
 
 /// Smart: one sub-warp per row, its size the power of two >= the item's average row length, so that
 /// a typical row keeps every lane of its sub-warp busy for one step; the same for the whole block.
-template <typename T, typename I, typename C>
+template <int in_flight = 1, typename T, typename I, typename C>
 __device__ void csr_smart_item(const CsrItem<T, I, C>& item, const T* item_b, const Operands<T>& op,
                                T* item_x, Team team = block_row_team())
 {
@@ -284,17 +305,23 @@ __device__ void csr_smart_item(const CsrItem<T, I, C>& item, const T* item_b, co
     const int nnz = static_cast<int>(item.row_ptrs[rows] - item.row_ptrs[0]);
     const int mean_row_nnz = (nnz + rows - 1) / rows;
     if (mean_row_nnz <= 1) {
-        csr_subwarp_rows<1>(rows, item.values, item.col_idxs, item.row_ptrs, item_b, op, item_x, team);
+        csr_subwarp_rows<1, in_flight>(rows, item.values, item.col_idxs, item.row_ptrs, item_b, op,
+                                        item_x, team);
     } else if (mean_row_nnz <= 2) {
-        csr_subwarp_rows<2>(rows, item.values, item.col_idxs, item.row_ptrs, item_b, op, item_x, team);
+        csr_subwarp_rows<2, in_flight>(rows, item.values, item.col_idxs, item.row_ptrs, item_b, op,
+                                        item_x, team);
     } else if (mean_row_nnz <= 4) {
-        csr_subwarp_rows<4>(rows, item.values, item.col_idxs, item.row_ptrs, item_b, op, item_x, team);
+        csr_subwarp_rows<4, in_flight>(rows, item.values, item.col_idxs, item.row_ptrs, item_b, op,
+                                        item_x, team);
     } else if (mean_row_nnz <= 8) {
-        csr_subwarp_rows<8>(rows, item.values, item.col_idxs, item.row_ptrs, item_b, op, item_x, team);
+        csr_subwarp_rows<8, in_flight>(rows, item.values, item.col_idxs, item.row_ptrs, item_b, op,
+                                        item_x, team);
     } else if (mean_row_nnz <= 16) {
-        csr_subwarp_rows<16>(rows, item.values, item.col_idxs, item.row_ptrs, item_b, op, item_x, team);
+        csr_subwarp_rows<16, in_flight>(rows, item.values, item.col_idxs, item.row_ptrs, item_b, op,
+                                        item_x, team);
     } else {
-        csr_subwarp_rows<32>(rows, item.values, item.col_idxs, item.row_ptrs, item_b, op, item_x, team);
+        csr_subwarp_rows<32, in_flight>(rows, item.values, item.col_idxs, item.row_ptrs, item_b, op,
+                                        item_x, team);
     }
 }
 
