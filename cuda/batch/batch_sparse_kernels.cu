@@ -20,10 +20,10 @@
 //   and the run's last lane adds it atomically to x (first scaled by beta). Balanced finds each
 //   nonzero's row by walking the row pointers from the group's precomputed start row; COO reads it.
 // - ELL: one thread per row, slots read column-major (coalesced across the rows of the block).
-// - CSR stream: the item's nonzeros in chunks of 4 per thread, each load a coalesced warp read; the
-//   products go to shared memory, where sub-warps (a thread for short rows, up to a warp for long ones)
-//   sum the chunk's rows (a row crossing the chunk's end carries its partial sum to the next chunk).
-//   One block per item.
+// - CSR stream: the item's nonzeros in chunks of 4 per thread in double and 8 in float, each load a
+//   coalesced warp read; the products go to shared memory, where sub-warps (a thread for short rows, up
+//   to a warp for long ones) sum the chunk's rows (a row crossing the chunk's end carries its partial
+//   sum to the next chunk). One block per item.
 // - CSR automatic: when every item chose the same kernel at creation (batch::Csr::get_automatic_kernel)
 //   that fixed kernel runs (scalar, or stream for balanced items); otherwise one kernel branches per item
 //   on get_const_item_kernels (scalar or balanced; the branch is uniform over the block).

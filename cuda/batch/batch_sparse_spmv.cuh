@@ -103,13 +103,20 @@ struct SparsePolicy {
     /// registers: four pushed several of them from 80-96 to 96-128 registers and up to 144 bytes of
     /// spills (ptxas -v, sm_90).
     static constexpr int row_entries_in_flight = 4;
-    /// Nonzeros each thread of the stream kernel loads per chunk (a chunk: stream_entries x block size).
-    static constexpr int stream_entries = 4;
+    /// Nonzeros each thread of the stream kernel loads per chunk (a chunk: stream_entries x block size):
+    /// 32 bytes of values, i.e. 4 in double and 8 in float, so that float keeps as many bytes in
+    /// flight per barrier as double (with 4, float batches of 32 nonzeros per row reached 42-48% of
+    /// copy where double reached 65-69%; 8 made them 16-25% faster, float_chunks_ab_h100.log).
+    template <typename T>
+    static constexpr int stream_entries()
+    {
+        return static_cast<int>(32 / sizeof(T));
+    }
     /// The stream kernel's shared memory besides b_i: two chunks of products.
     template <typename T>
     static constexpr std::size_t stream_static_bytes()
     {
-        return 2 * max_block_size * stream_entries * sizeof(T);
+        return 2 * max_block_size * stream_entries<T>() * sizeof(T);
     }
 };
 
@@ -345,6 +352,8 @@ __device__ void scale_item_x(int rows, const Operands<T>& op, T* item_x)
  * chunks before it scans either, so that two chunks' loads are in flight per warp: with one chunk's loads,
  * then its scan and atomics, the kernels waited on memory (H100, 10,000 items of the shared matrices:
  * balanced 0.676 -> 0.612 ms in double and 0.602 -> 0.528 ms in float, COO 0.698 -> 0.489 ms in float).
+ * Four chunks in float (16 bytes of values per lane, as double's two) measured no better: COO 4-6%
+ * slower (36 bytes of spills), balanced 0-3% faster (float_chunks_ab_h100.log).
  */
 template <typename T, typename C, typename RowOfSegment>
 __device__ void accumulate_row_runs(int nnz, const T* values, const C* col_idxs,
@@ -407,22 +416,22 @@ struct CsrRowWalker {
 /**
  * Stream: the block reads the item's nonzeros in chunks of stream_entries x blockDim.x consecutive
  * entries, each thread stream_entries of them a block width apart (every load a coalesced warp read, and
- * stream_entries values and column indices in flight per thread), and writes their products with b_i to
- * shared memory. Then the rows in the chunk (those that start in it, and the one that crossed the
- * previous chunk's end, at most one since rows are consecutive) are summed from there by sub-warps of
- * the widest power of two <= 32 lanes that still gives every such row its own sub-warp: one thread per
- * row for short rows, up to a warp for a few long ones (a thread per row left a chunk of a few
- * 400-entry rows waiting on one thread's serial sum). A row that runs on past the chunk leaves its
- * partial sum in `carried` for the next chunk. No atomics, no scan, no row search per nonzero. The
- * products are double-buffered and `carried` is kept for three chunks, so one barrier per chunk suffices
- * (the __syncthreads_count that finds how many rows start in it). Several right-hand sides take one pass
- * over the item each.
+ * stream_entries values and column indices in flight per thread; SparsePolicy::stream_entries<T>), and
+ * writes their products with b_i to shared memory. Then the rows in the chunk (those that start in it,
+ * and the one that crossed the previous chunk's end, at most one since rows are consecutive) are summed
+ * from there by sub-warps of the widest power of two <= 32 lanes that still gives every such row its
+ * own sub-warp: one thread per row for short rows, up to a warp for a few long ones (a thread per row
+ * left a chunk of a few 400-entry rows waiting on one thread's serial sum). A row that runs on past the
+ * chunk leaves its partial sum in `carried` for the next chunk. No atomics, no scan, no row search per
+ * nonzero. The products are double-buffered and `carried` is kept for three chunks, so one barrier per
+ * chunk suffices (the __syncthreads_count that finds how many rows start in it). Several right-hand
+ * sides take one pass over the item each.
  */
 template <typename T, typename I, typename C>
 __device__ void csr_stream_item(const CsrItem<T, I, C>& item, const T* item_b, const Operands<T>& op,
                                 T* item_x)
 {
-    constexpr int entries = SparsePolicy::stream_entries;
+    constexpr int entries = SparsePolicy::stream_entries<T>();
     __shared__ T products[2][SparsePolicy::max_block_size * entries];
     // chunk k's slot k % 3: the row crossing the end of chunk k (-1: none) and its partial sum
     __shared__ int carried_row[3];

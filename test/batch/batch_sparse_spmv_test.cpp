@@ -157,32 +157,50 @@ TEST_P(BatchSparseSpmv, MatchesReferenceOnLongRowsAndOneRowItems)
     check(items, 2);
 }
 
-TEST_P(BatchSparseSpmv, MatchesReferenceOnRowsCrossingSeveralChunks)
+/**
+ * Two items whose rows cross the stream kernel's chunks of `chunk` entries (256 threads x 32 bytes of
+ * values: 1,024 doubles, 2,048 floats). Item 0: empty rows first and last, one row longer than two chunks
+ * between rows of one entry; item 1: rows of chunk - 1, 1 and chunk + 1 nonzeros, so that row ends fall
+ * just before, on and after chunk ends.
+ */
+template <typename T>
+std::vector<matrix_data<T>> rows_crossing_chunks(size_type chunk, unsigned rng_seed)
 {
-    // Item 0: 3,000 columns, empty rows first and last, one row of 2,500 nonzeros (longer than two of
-    // the stream kernel's 1,024-entry chunks) between rows of one entry; item 1: rows of 1,023, 1 and
-    // 1,025 nonzeros, so that row ends fall just before, on and after chunk ends.
-    std::mt19937 rng{seed + 6};
+    std::mt19937 rng{rng_seed};
     std::uniform_real_distribution<double> value(-1.0, 1.0);
-    matrix_data<double> crossing{larch::dim2{8, 3000}};
+    const size_type long_row = 2 * chunk + chunk / 2;
+    const size_type crossing_cols = long_row + chunk / 2;
+    matrix_data<T> crossing{larch::dim2{8, crossing_cols}};
     for (size_type row = 1; row < 7; ++row) {
-        const size_type length = row == 3 ? 2500 : 1;
+        const size_type length = row == 3 ? long_row : 1;
         for (size_type col = 0; col < length; ++col) {
             crossing.entries.push_back({static_cast<std::int32_t>(row),
-                                        static_cast<std::int32_t>((col * 7 + row) % 3000), value(rng)});
+                                        static_cast<std::int32_t>((col * 7 + row) % crossing_cols),
+                                        T(value(rng))});
         }
     }
-    matrix_data<double> edges{larch::dim2{3, 1100}};
-    const size_type lengths[] = {1023, 1, 1025};
+    matrix_data<T> edges{larch::dim2{3, chunk + 76}};
+    const size_type lengths[] = {chunk - 1, 1, chunk + 1};
     for (size_type row = 0; row < 3; ++row) {
         for (size_type col = 0; col < lengths[row]; ++col) {
-            edges.entries.push_back({static_cast<std::int32_t>(row), static_cast<std::int32_t>(col), value(rng)});
+            edges.entries.push_back(
+                {static_cast<std::int32_t>(row), static_cast<std::int32_t>(col), T(value(rng))});
         }
     }
     for (auto* item : {&crossing, &edges}) {
         item->sort_row_major();
     }
-    check(std::vector<matrix_data<double>>{crossing, edges}, 2);
+    return {crossing, edges};
+}
+
+TEST_P(BatchSparseSpmv, MatchesReferenceOnRowsCrossingSeveralChunks)
+{
+    check(rows_crossing_chunks<double>(1024, seed + 6), 2);
+}
+
+TEST_P(BatchSparseSpmv, MatchesReferenceOnRowsCrossingSeveralChunksInFloat)
+{
+    check(rows_crossing_chunks<float>(2048, seed + 7), 2);
 }
 
 TEST_P(BatchSparseSpmv, MatchesReferenceOnManySmallItemsPackedIntoBlocks)
