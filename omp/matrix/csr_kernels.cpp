@@ -4,6 +4,7 @@
 #include "core/matrix/csr_kernels.hpp"
 
 #include <algorithm>
+#include <memory>
 #include <vector>
 
 #include "core/components/prefix_sum_kernels.hpp"
@@ -33,30 +34,79 @@ struct SpmvOperands {
     size_type x_stride;
 };
 
-/// x(row, j) = alpha (A b)(row, j) + beta x(row, j) for the rows in [begin, end) and the num_rhs columns of
-/// b, each row summed from its first entry to its last, as on the reference executor (the same bits).
-/// Rows are taken in pairs, side by side over the length of the shorter one: a row's sum is a chain of
-/// dependent additions, and two independent chains let the core overlap them (e05r0500, 25 entries per
-/// row: 3.6 -> 2.9 us per product; rows of 4-7 entries gain up to 7%; four rows side by side were slower).
-/// unit_stride (b is one column of stride 1, a solver's vector) makes the stride a constant: the inner
-/// loops then have no multiplication per entry and enough registers for their bounds.
-template <bool unit_stride, typename V, typename I>
-void spmv_rows(SpmvOperands<V, I> op, size_type num_rhs, std::ptrdiff_t begin, std::ptrdiff_t end)
+/**
+ * Rows that share their column indices with the next row (same_as_next[row] != 0): consecutive rows of one
+ * pattern, as FEM matrices with several unknowns per node have (PETSc's "inodes"). The SpMV multiplies up to
+ * max_group_rows such rows side by side and reads their column indices and b's entries once for all of
+ * them: the row loop is bound by its loads (a value, a column index and an entry of b per nonzero), so
+ * a group of g rows loads 1 + 2 / g values per nonzero instead of 3. Kept in the matrix's SpMV cache
+ * (Csr::get_spmv_cache), made by the first apply; null where too few rows share a pattern to pay.
+ */
+struct SamePatternRows {
+    static constexpr int max_group_rows = 4;
+    std::vector<unsigned char> same_as_next;
+};
+
+template <typename V, typename I>
+std::shared_ptr<const SamePatternRows> same_pattern_rows(const matrix::Csr<V, I>& a)
 {
-    const auto b_stride = unit_stride ? size_type{1} : op.b_stride;
-    const auto cols = unit_stride ? size_type{1} : num_rhs;
-    const auto product = [&](I k, size_type j) { return op.values[k] * op.b[op.col_idxs[k] * b_stride + j]; };
-    const auto store = [&](std::ptrdiff_t row, size_type j, V sum) {
+    const auto rows = static_cast<std::ptrdiff_t>(a.get_size().rows);
+    const auto row_ptrs = a.get_const_row_ptrs();
+    const auto col_idxs = a.get_const_col_idxs();
+    auto groups = std::make_shared<SamePatternRows>();
+    groups->same_as_next.assign(static_cast<size_type>(rows), 0);
+    auto same_as_next = groups->same_as_next.data();
+    components::for_each_row(rows - 1, [=](std::ptrdiff_t row) {
+        const auto length = row_ptrs[row + 1] - row_ptrs[row];
+        same_as_next[row] = length > 0 && row_ptrs[row + 2] - row_ptrs[row + 1] == length &&
+                            std::equal(col_idxs + row_ptrs[row], col_idxs + row_ptrs[row + 1],
+                                       col_idxs + row_ptrs[row + 1]);
+    });
+    // Worth a byte per row only where at least one row in eight starts or continues a group.
+    const auto shared = std::count(groups->same_as_next.begin(), groups->same_as_next.end(), 1);
+    return shared > 0 && 8 * shared >= rows ? groups : nullptr;
+}
+
+/// x(row, j) = alpha (A b)(row, j) + beta x(row, j) for the num_rhs columns of b, row by row, each row summed
+/// from its first entry to its last, as on the reference executor (the same bits). unit_stride (b is one
+/// column of stride 1, a solver's vector) makes the stride a constant: the inner loops then have no
+/// multiplication per entry and enough registers for their bounds.
+template <bool unit_stride, typename V, typename I>
+struct RowProducts {
+    SpmvOperands<V, I> op;
+    size_type num_rhs;
+
+    size_type cols() const { return unit_stride ? size_type{1} : num_rhs; }
+    const V& b(I col, size_type j) const { return op.b[col * (unit_stride ? size_type{1} : op.b_stride) + j]; }
+    V product(I k, size_type j) const { return op.values[k] * b(op.col_idxs[k], j); }
+    void store(std::ptrdiff_t row, size_type j, V sum) const
+    {
         auto& entry = op.x[row * op.x_stride + j];
         entry = op.beta == V{} ? op.alpha * sum : op.alpha * sum + op.beta * entry;
-    };
-    auto row = begin;
-    for (; row + 1 < end; row += 2) {
+    }
+
+    void single(std::ptrdiff_t row) const
+    {
+        for (size_type j = 0; j < cols(); ++j) {
+            V sum{};
+            for (auto k = op.row_ptrs[row]; k < op.row_ptrs[row + 1]; ++k) {
+                sum += product(k, j);
+            }
+            store(row, j, sum);
+        }
+    }
+
+    /// Rows `row` and `row + 1` side by side over the length of the shorter one: a row's sum is a chain of
+    /// dependent additions, and two independent chains let the core overlap them (e05r0500, 25 entries per
+    /// row: 3.6 -> 2.9 us per product; rows of 4-7 entries gain up to 7%; four rows side by side were
+    /// slower).
+    void pair(std::ptrdiff_t row) const
+    {
         const auto first = op.row_ptrs[row];
         const auto second = op.row_ptrs[row + 1];
         const auto last = op.row_ptrs[row + 2];
         const auto common = std::min(second - first, last - second);
-        for (size_type j = 0; j < cols; ++j) {
+        for (size_type j = 0; j < cols(); ++j) {
             V first_sum{};
             V second_sum{};
             for (I k = 0; k < common; ++k) {
@@ -73,16 +123,87 @@ void spmv_rows(SpmvOperands<V, I> op, size_type num_rhs, std::ptrdiff_t begin, s
             store(row + 1, j, second_sum);
         }
     }
-    if (row < end) {
-        for (size_type j = 0; j < cols; ++j) {
-            V sum{};
-            for (auto k = op.row_ptrs[row]; k < op.row_ptrs[row + 1]; ++k) {
-                sum += product(k, j);
+
+    /// `count` rows from `row` on, all of the pattern of `row` (SamePatternRows): each column index and
+    /// entry of b loaded once for all of them.
+    template <int count>
+    void same_pattern(std::ptrdiff_t row) const
+    {
+        const auto first = op.row_ptrs[row];
+        const auto length = op.row_ptrs[row + 1] - first;
+        for (size_type j = 0; j < cols(); ++j) {
+            V sums[count]{};
+            for (I k = 0; k < length; ++k) {
+                const auto b_entry = b(op.col_idxs[first + k], j);
+                for (int r = 0; r < count; ++r) {
+                    sums[r] += op.values[first + r * length + k] * b_entry;
+                }
             }
-            store(row, j, sum);
+            for (int r = 0; r < count; ++r) {
+                store(row + r, j, sums[r]);
+            }
         }
     }
+};
+
+/// The rows in [begin, end), in pairs.
+template <bool unit_stride, typename V, typename I>
+void spmv_rows(RowProducts<unit_stride, V, I> rows, std::ptrdiff_t begin, std::ptrdiff_t end)
+{
+    auto row = begin;
+    for (; row + 1 < end; row += 2) {
+        rows.pair(row);
+    }
+    if (row < end) {
+        rows.single(row);
+    }
 }
+
+/// The rows in [begin, end) of a matrix with row groups (SamePatternRows::same_as_next): each group of up to
+/// max_group_rows rows side by side, the other rows one at a time. A separate loop from spmv_rows, which
+/// matrices without groups keep: looking for groups there made them 18-21% slower (BiCGSTAB iterations on
+/// orsirr_1, sherman3, bentpipe2d100 and watt_1, one thread).
+template <bool unit_stride, typename V, typename I>
+void spmv_grouped_rows(RowProducts<unit_stride, V, I> rows, const unsigned char* same_as_next,
+                       std::ptrdiff_t begin, std::ptrdiff_t end)
+{
+    for (auto row = begin; row < end;) {
+        std::ptrdiff_t count = 1;
+        while (count < SamePatternRows::max_group_rows && row + count < end && same_as_next[row + count - 1]) {
+            ++count;
+        }
+        switch (count) {
+        case 4:
+            rows.template same_pattern<4>(row);
+            break;
+        case 3:
+            rows.template same_pattern<3>(row);
+            break;
+        case 2:
+            rows.template same_pattern<2>(row);
+            break;
+        default:
+            rows.single(row);
+        }
+        row += count;
+    }
+}
+
+template <bool unit_stride, typename V, typename I>
+void spmv_range(RowProducts<unit_stride, V, I> rows, const unsigned char* same_as_next,
+                std::ptrdiff_t begin, std::ptrdiff_t end)
+{
+    if (same_as_next) {
+        spmv_grouped_rows(rows, same_as_next, begin, end);
+    } else {
+        spmv_rows(rows, begin, end);
+    }
+}
+
+/// What the omp SpMV keeps in Csr::get_spmv_cache: the row groups, null where the matrix has too few.
+struct SamePatternCache {
+    std::shared_ptr<const SamePatternRows> groups;
+};
 
 }  // namespace
 
@@ -95,12 +216,23 @@ void spmv(const DefaultExecutor&, V alpha, const matrix::Csr<V, I>& a, const mat
                                       beta,            x.get_values(),         x.get_stride()};
     const auto num_rhs = b.get_size().cols;
     const auto entries = static_cast<std::ptrdiff_t>(a.get_num_stored_elements() * num_rhs);
+    // The cache holds the row groups, or nothing (a matrix without them): made once, on the first apply.
+    auto cache = std::static_pointer_cast<const SamePatternCache>(a.get_spmv_cache());
+    if (!cache) {
+        auto made = std::make_shared<SamePatternCache>(SamePatternCache{same_pattern_rows(a)});
+        a.set_spmv_cache(made);
+        cache = std::move(made);
+    }
+    const unsigned char* same_as_next = cache->groups ? cache->groups->same_as_next.data() : nullptr;
+    const bool unit_stride = num_rhs == 1 && operands.b_stride == 1;
     components::for_each_sparse_range(static_cast<std::ptrdiff_t>(a.get_size().rows), entries,
                                       [&](std::ptrdiff_t begin, std::ptrdiff_t end) {
-                                          if (num_rhs == 1 && operands.b_stride == 1) {
-                                              spmv_rows<true>(operands, num_rhs, begin, end);
+                                          if (unit_stride) {
+                                              spmv_range(RowProducts<true, V, I>{operands, num_rhs},
+                                                         same_as_next, begin, end);
                                           } else {
-                                              spmv_rows<false>(operands, num_rhs, begin, end);
+                                              spmv_range(RowProducts<false, V, I>{operands, num_rhs},
+                                                         same_as_next, begin, end);
                                           }
                                       });
 }

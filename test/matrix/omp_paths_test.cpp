@@ -6,6 +6,8 @@
 
 #include <omp.h>
 
+#include <random>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -109,6 +111,46 @@ TEST(OmpPaths, SpmvAndJacobiEqualTheReferenceBitwise)
     // (the SpMV takes rows in pairs: an odd count leaves the last row alone)
     for (const size_type rows : {2000, 20001}) {
         const auto data = larch::test::generate_random_matrix_data<double>(dim2{rows, rows}, {1, 5}, 71);
+        for (const auto& [cols, stride] : std::vector<std::pair<size_type, size_type>>{{1, 1}, {3, 3}, {3, 4}}) {
+            SCOPED_TRACE(std::to_string(rows) + " rows, " + std::to_string(cols) + " columns, stride " +
+                         std::to_string(stride));
+            const auto expected = operator_results(reference, data, cols, stride);
+            on_one_and_three_threads([&] { EXPECT_EQ(operator_results(omp, data, cols, stride), expected); });
+        }
+    }
+}
+
+/// Rows in runs of 1..6 that share one random pattern of 0..5 columns (values differ), the structure of FEM
+/// matrices with several unknowns per node, which the omp SpMV multiplies side by side in groups of up to 4.
+larch::matrix_data<double> same_pattern_runs(size_type rows, std::uint32_t seed)
+{
+    std::mt19937 engine{seed};
+    std::uniform_int_distribution<size_type> run_length{1, 6};
+    std::uniform_int_distribution<size_type> pattern_length{0, 5};
+    std::uniform_int_distribution<std::int32_t> column{0, static_cast<std::int32_t>(rows) - 1};
+    std::uniform_real_distribution<double> value{-1.0, 1.0};
+    larch::matrix_data<double> data{dim2{rows, rows}};
+    for (size_type row = 0; row < rows;) {
+        std::set<std::int32_t> pattern;
+        for (auto length = pattern_length(engine); pattern.size() < length;) {
+            pattern.insert(column(engine));
+        }
+        for (const auto end = std::min(rows, row + run_length(engine)); row < end; ++row) {
+            for (const auto col : pattern) {
+                data.entries.push_back({static_cast<std::int32_t>(row), col, value(engine)});
+            }
+        }
+    }
+    return data;
+}
+
+TEST(OmpPaths, SpmvOfRowsSharingPatternsEqualsTheReferenceBitwise)
+{
+    const auto reference = larch::make_executor("reference");
+    const auto omp = larch::make_executor("omp");
+    // 2,000 rows (about 5,000 entries) run serially, 20,001 in parallel, where runs cross the threads' ranges
+    for (const size_type rows : {2000, 20001}) {
+        const auto data = same_pattern_runs(rows, 81);
         for (const auto& [cols, stride] : std::vector<std::pair<size_type, size_type>>{{1, 1}, {3, 3}, {3, 4}}) {
             SCOPED_TRACE(std::to_string(rows) + " rows, " + std::to_string(cols) + " columns, stride " +
                          std::to_string(stride));

@@ -88,8 +88,9 @@ public:
 
     /**
      * What an executor's SpMV derives from this matrix and keeps between applies (on CUDA the cuSPARSE
-     * matrix descriptor and the workspace its preprocessing lives in), made by the first apply that needs
-     * it; null before. For the kernels, not for users. Safe to call from concurrent applies.
+     * matrix descriptor and the workspace its preprocessing lives in; on omp which consecutive rows share
+     * their column indices, a byte per row where enough do), made by the first apply that needs it; null
+     * before. For the kernels, not for users. Safe to call from concurrent applies.
      */
     std::shared_ptr<void> get_spmv_cache() const { return std::atomic_load(&spmv_cache_); }
     void set_spmv_cache(std::shared_ptr<void> cache) const { std::atomic_store(&spmv_cache_, std::move(cache)); }
