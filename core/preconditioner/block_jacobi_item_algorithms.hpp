@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "core/batch/dense_item_algorithms.hpp"
+#include "core/matrix/csr_row_pattern.hpp"
 #include "core/preconditioner/block_jacobi_kernels.hpp"
 #include "core/preconditioner/block_jacobi_rules.hpp"
 #include "larch/base/half.hpp"
@@ -15,22 +16,6 @@
 namespace larch {
 namespace kernels {
 namespace block_jacobi_item {
-
-/// True if row `row` (> 0) has the same column pattern as row `row - 1`.
-template <typename I>
-bool same_pattern_as_previous(const I* row_ptrs, const I* col_idxs, size_type row)
-{
-    const auto length = row_ptrs[row + 1] - row_ptrs[row];
-    if (length != row_ptrs[row] - row_ptrs[row - 1]) {
-        return false;
-    }
-    for (I k = 0; k < length; ++k) {
-        if (col_idxs[row_ptrs[row] + k] != col_idxs[row_ptrs[row - 1] + k]) {
-            return false;
-        }
-    }
-    return true;
-}
 
 /**
  * Supervariable blocking from the supervariable starts (starts[row] != 0 where a supervariable begins): the

@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "core/components/prefix_sum_kernels.hpp"
+#include "core/matrix/csr_row_pattern.hpp"
 #include "omp/components/parallel_rows.hpp"
 
 namespace larch {
@@ -40,7 +41,8 @@ struct SpmvOperands {
  * max_group_rows such rows side by side and reads their column indices and b's entries once for all of
  * them: the row loop is bound by its loads (a value, a column index and an entry of b per nonzero), so
  * a group of g rows loads 1 + 2 / g values per nonzero instead of 3. Kept in the matrix's SpMV cache
- * (Csr::get_spmv_cache), made by the first apply; null where too few rows share a pattern to pay.
+ * (Csr::get_spmv_cache), made by the first apply; same_as_next stays empty where too few rows share a
+ * pattern to pay.
  */
 struct SamePatternRows {
     static constexpr int max_group_rows = 4;
@@ -48,23 +50,23 @@ struct SamePatternRows {
 };
 
 template <typename V, typename I>
-std::shared_ptr<const SamePatternRows> same_pattern_rows(const matrix::Csr<V, I>& a)
+std::shared_ptr<SamePatternRows> same_pattern_rows(const matrix::Csr<V, I>& a)
 {
     const auto rows = static_cast<std::ptrdiff_t>(a.get_size().rows);
     const auto row_ptrs = a.get_const_row_ptrs();
     const auto col_idxs = a.get_const_col_idxs();
-    auto groups = std::make_shared<SamePatternRows>();
-    groups->same_as_next.assign(static_cast<size_type>(rows), 0);
-    auto same_as_next = groups->same_as_next.data();
+    std::vector<unsigned char> same_as_next(static_cast<size_type>(rows), 0);
+    auto flags = same_as_next.data();
     components::for_each_row(rows - 1, [=](std::ptrdiff_t row) {
-        const auto length = row_ptrs[row + 1] - row_ptrs[row];
-        same_as_next[row] = length > 0 && row_ptrs[row + 2] - row_ptrs[row + 1] == length &&
-                            std::equal(col_idxs + row_ptrs[row], col_idxs + row_ptrs[row + 1],
-                                       col_idxs + row_ptrs[row + 1]);
+        flags[row] = same_pattern_as_previous(row_ptrs, col_idxs, static_cast<size_type>(row + 1));
     });
+    auto groups = std::make_shared<SamePatternRows>();
     // Worth a byte per row only where at least one row in eight starts or continues a group.
-    const auto shared = std::count(groups->same_as_next.begin(), groups->same_as_next.end(), 1);
-    return shared > 0 && 8 * shared >= rows ? groups : nullptr;
+    const auto shared = std::count(same_as_next.begin(), same_as_next.end(), 1);
+    if (shared > 0 && 8 * shared >= rows) {
+        groups->same_as_next = std::move(same_as_next);
+    }
+    return groups;
 }
 
 /// x(row, j) = alpha (A b)(row, j) + beta x(row, j) for the num_rhs columns of b, row by row, each row summed
@@ -200,11 +202,6 @@ void spmv_range(RowProducts<unit_stride, V, I> rows, const unsigned char* same_a
     }
 }
 
-/// What the omp SpMV keeps in Csr::get_spmv_cache: the row groups, null where the matrix has too few.
-struct SamePatternCache {
-    std::shared_ptr<const SamePatternRows> groups;
-};
-
 }  // namespace
 
 template <typename V, typename I>
@@ -216,14 +213,14 @@ void spmv(const DefaultExecutor&, V alpha, const matrix::Csr<V, I>& a, const mat
                                       beta,            x.get_values(),         x.get_stride()};
     const auto num_rhs = b.get_size().cols;
     const auto entries = static_cast<std::ptrdiff_t>(a.get_num_stored_elements() * num_rhs);
-    // The cache holds the row groups, or nothing (a matrix without them): made once, on the first apply.
-    auto cache = std::static_pointer_cast<const SamePatternCache>(a.get_spmv_cache());
-    if (!cache) {
-        auto made = std::make_shared<SamePatternCache>(SamePatternCache{same_pattern_rows(a)});
-        a.set_spmv_cache(made);
-        cache = std::move(made);
+    // The row groups, found once, on the first apply.
+    auto groups = std::static_pointer_cast<const SamePatternRows>(a.get_spmv_cache());
+    if (!groups) {
+        auto found = same_pattern_rows(a);
+        a.set_spmv_cache(found);
+        groups = std::move(found);
     }
-    const unsigned char* same_as_next = cache->groups ? cache->groups->same_as_next.data() : nullptr;
+    const unsigned char* same_as_next = groups->same_as_next.empty() ? nullptr : groups->same_as_next.data();
     const bool unit_stride = num_rhs == 1 && operands.b_stride == 1;
     components::for_each_sparse_range(static_cast<std::ptrdiff_t>(a.get_size().rows), entries,
                                       [&](std::ptrdiff_t begin, std::ptrdiff_t end) {

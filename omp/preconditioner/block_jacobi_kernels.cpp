@@ -100,8 +100,8 @@ void find_blocks(const DefaultExecutor&, const matrix::Csr<V, I>& a, size_type m
     std::vector<std::uint8_t> starts(num_rows);
 #pragma omp parallel for
     for (size_type row = 0; row < num_rows; ++row) {
-        starts[row] = row == 0 || !block_jacobi_item::same_pattern_as_previous(a.get_const_row_ptrs(),
-                                                                               a.get_const_col_idxs(), row);
+        starts[row] = row == 0 || !kernels::same_pattern_as_previous(a.get_const_row_ptrs(),
+                                                                     a.get_const_col_idxs(), row);
     }
     // the greedy agglomeration is one pass over the starts, cheaper than the starts themselves
     num_blocks = block_jacobi_item::agglomerate_supervariables(starts.data(), num_rows, max_block_size,

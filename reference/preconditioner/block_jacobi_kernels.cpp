@@ -65,8 +65,8 @@ void find_blocks(const DefaultExecutor&, const matrix::Csr<V, I>& a, size_type m
     const auto num_rows = a.get_size().rows;
     std::vector<std::uint8_t> starts(num_rows);
     for (size_type row = 0; row < num_rows; ++row) {
-        starts[row] = row == 0 || !block_jacobi_item::same_pattern_as_previous(a.get_const_row_ptrs(),
-                                                                               a.get_const_col_idxs(), row);
+        starts[row] = row == 0 || !kernels::same_pattern_as_previous(a.get_const_row_ptrs(),
+                                                                     a.get_const_col_idxs(), row);
     }
     num_blocks = block_jacobi_item::agglomerate_supervariables(starts.data(), num_rows, max_block_size,
                                                                block_pointers.get_data(), largest_block);
