@@ -102,3 +102,22 @@ check_installed_package() {
     fi
     (cd "$consumer_dir" && ctest --output-on-failure)
 }
+
+# On a GPU machine (no apt): the tests look for real matrices in ../shared/matrices; point it at the copy
+# carried in .carry/matrices where it is missing.
+link_carried_matrices() {
+    if [ ! -e "$repo_root/../shared/matrices" ] && [ -d "$repo_root/.carry/matrices" ]; then
+        mkdir -p "$repo_root/../shared" 2>/dev/null &&
+            ln -s "$repo_root/.carry/matrices" "$repo_root/../shared/matrices" 2>/dev/null
+    fi
+    return 0
+}
+
+# CMake arguments for what a GPU machine cannot install: header-only nlohmann-json (.carry/prefix) and
+# GoogleTest's sources (.carry/googletest), where they were carried.
+carried_cmake_args() {
+    local args=""
+    [ -d "$repo_root/.carry/prefix" ] && args="-DCMAKE_PREFIX_PATH=$repo_root/.carry/prefix"
+    [ -d "$repo_root/.carry/googletest" ] && args="$args -DLARCH_GTEST_SOURCE_DIR=$repo_root/.carry/googletest"
+    echo "$args"
+}

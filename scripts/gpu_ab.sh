@@ -30,18 +30,11 @@ for variant in "$@"; do
     [ -d "$variant" ] || { echo "no variant folder $variant" >&2; exit 2; }
 done
 matrices="${LARCH_MATRIX_DIR:-$repo_root/.carry/matrices}"
-# The tests look for real matrices in ../shared/matrices: point it at the carried copy if it is missing.
-if [ ! -e "$repo_root/../shared/matrices" ] && [ -d "$repo_root/.carry/matrices" ]; then
-    mkdir -p "$repo_root/../shared" && ln -s "$repo_root/.carry/matrices" "$repo_root/../shared/matrices"
-fi
+link_carried_matrices
 nvidia-smi --query-gpu=name,memory.total,driver_version --format=csv,noheader 2>&1 | tee "$logs/machine.txt"
 
-carried_args=""
-[ -d "$repo_root/.carry/prefix" ] && carried_args="-DCMAKE_PREFIX_PATH=$repo_root/.carry/prefix"
-[ -d "$repo_root/.carry/googletest" ] &&
-    carried_args="$carried_args -DLARCH_GTEST_SOURCE_DIR=$repo_root/.carry/googletest"
 tests="${AB_TESTS:-batch_batch_sparse_spmv_test}"
-LARCH_CMAKE_ARGS="$carried_args -DLARCH_BUILD_CUDA=ON -DLARCH_BUILD_HIP=OFF -DLARCH_BUILD_MPI=OFF
+LARCH_CMAKE_ARGS="$(carried_cmake_args) -DLARCH_BUILD_CUDA=ON -DLARCH_BUILD_HIP=OFF -DLARCH_BUILD_MPI=OFF
     -DBUILD_SHARED_LIBS=OFF -DCMAKE_CUDA_ARCHITECTURES=90-real ${AB_CMAKE_ARGS:-}"
 for variant in "$@"; do
     name="$(basename "$variant")"

@@ -21,11 +21,7 @@ if [ -z "${LARCH_MATRIX_DIR:-}" ]; then
         export LARCH_MATRIX_DIR="$repo_root/../shared/matrices"
     fi
 fi
-# The tests look for real matrices in ../shared/matrices: point it at the carried copy if it is missing.
-if [ ! -e "$repo_root/../shared/matrices" ] && [ -d "$repo_root/.carry/matrices" ]; then
-    mkdir -p "$repo_root/../shared" 2>/dev/null &&
-        ln -s "$repo_root/.carry/matrices" "$repo_root/../shared/matrices" 2>/dev/null
-fi
+link_carried_matrices
 status=0
 {
     echo "host: $(hostname), $(nproc) cores"
@@ -34,11 +30,7 @@ status=0
     echo "matrices: $LARCH_MATRIX_DIR"
 } | tee "$out/machine.txt"
 
-# Nothing can be installed there: header-only nlohmann-json and GoogleTest's sources travel in .carry.
-carried_args=""
-[ -d "$repo_root/.carry/prefix" ] && carried_args="-DCMAKE_PREFIX_PATH=$repo_root/.carry/prefix"
-[ -d "$repo_root/.carry/googletest" ] &&
-    carried_args="$carried_args -DLARCH_GTEST_SOURCE_DIR=$repo_root/.carry/googletest"
+carried_args="$(carried_cmake_args)"
 
 # Open MPI carried as Debian packages (scripts/carry_mpi.sh): unpacked outside / (unpacking there can break the
 # image), then found through OPAL_PREFIX; the distributed module and its mpirun tests are then built and run.
