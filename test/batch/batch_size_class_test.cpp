@@ -1,5 +1,5 @@
-// The size classes of batch::ItemLayout (the per-class item lists that the register kernels launch on)
-// and the infinity norms of uniform batches (their 16-byte-vector path) on every built executor.
+// The size classes of batch::ItemLayout (the per-class item lists that the register kernels launch on),
+// its ids (which operators remember after checking operand sizes), and the infinity norms of uniform batches (their 16-byte-vector path) on every built executor.
 #include <gtest/gtest.h>
 
 #include <limits>
@@ -28,6 +28,22 @@ TEST(ItemLayoutSizeClass, ClassesArePowersOfTwoUpTo32ThenOneForLargerItems)
     for (const auto& [extent, size_class] : expected) {
         EXPECT_EQ(ItemLayout::size_class_of(extent), size_class) << extent;
     }
+}
+
+TEST(ItemLayoutId, CopiesKeepTheIdAndEveryConstructionDrawsANewOne)
+{
+    auto ref = larch::make_executor("reference");
+    const ItemLayout layout{ref, {dim2{3}, dim2{1}}};
+    ItemLayout assigned{ref};
+    const ItemLayout same_sizes{ref, {dim2{3}, dim2{1}}};
+
+    assigned = layout;
+
+    EXPECT_NE(layout.get_id(), 0u);
+    EXPECT_EQ(ItemLayout{layout}.get_id(), layout.get_id());
+    EXPECT_EQ(assigned.get_id(), layout.get_id());
+    EXPECT_NE(same_sizes.get_id(), layout.get_id());
+    EXPECT_NE(layout.clone_to(ref).get_id(), layout.get_id());
 }
 
 TEST(ItemLayoutSizeClass, VariableLayoutListsItemsByClassOfTheirLargerDimension)

@@ -195,6 +195,32 @@ TYPED_TEST(BatchSparseReference, RejectsMismatchedBatchCounts)
     EXPECT_THROW(a->apply(*b, *x), larch::DimensionMismatch);
 }
 
+// apply remembers the operand layouts whose item sizes it checked (detail::CheckedLayouts); every other
+// layout, a vector assigned another layout, and an operator assigned other sizes are checked again.
+TYPED_TEST(BatchSparseReference, ChecksItemSizesAgainAfterAnApplyThatPassed)
+{
+    auto a = TypeParam::create(this->ref, small_items());
+    const auto b = Vector<double>::create(this->ref, {3, 2, 2}, 1, {1, 2, 3, 4, 5, 6, 7});
+    auto x = Vector<double>::create(this->ref, {3, 1, 2}, 1);
+    const auto wrong_b = Vector<double>::create(this->ref, {3, 2, 3}, 1);  // item 2 needs 2 rows
+    a->apply(*b, *x);
+
+    larch::test::expect_contains(larch::test::error_message_of([&] { a->apply(*wrong_b, *x); }),
+                                 "item 2");
+    a->apply(1.0, *b, 0.0, *x);  // the operands that passed pass again
+    auto reassigned_b = Vector<double>::create(this->ref, {3, 2, 2}, 1);
+    a->apply(*reassigned_b, *x);
+    *reassigned_b = *wrong_b;
+    larch::test::expect_contains(
+        larch::test::error_message_of([&] { a->apply(1.0, *reassigned_b, 0.0, *x); }), "item 2");
+
+    auto items = small_items();
+    items[2] = matrix_data<double>{dim2{2, 3}, {{0, 2, 1.0}}};  // item 2 now needs 3 rows of b
+    *a = *TypeParam::create(this->ref, items);
+    larch::test::expect_contains(larch::test::error_message_of([&] { a->apply(*b, *x); }), "item 2");
+    a->apply(*wrong_b, *x);
+}
+
 TYPED_TEST(BatchSparseReference, RejectsXThatIsB)
 {
     const std::vector<matrix_data<double>> items{{dim2{2, 2}, {{0, 0, 1.0}, {1, 1, 1.0}}}};

@@ -1,6 +1,8 @@
 // BatchLinOp<T>: a batch of independent linear operators applied item by item to a batch::Vector.
 #pragma once
 
+#include <atomic>
+#include <cstdint>
 #include <memory>
 #include <string>
 #include <vector>
@@ -11,11 +13,47 @@
 
 namespace larch {
 namespace batch {
+namespace detail {
+
+/**
+ * The ids (ItemLayout::get_id) of the b and x layouts whose item sizes last passed an operator's
+ * per-item checks, so that applying it again to operands of those layouts skips the O(num_items) pass.
+ * The b and x checks are independent of each other, so each id is remembered on its own (concurrent
+ * applies may leave any mix of ids that passed). Copying or assigning an operator forgets them, since
+ * its sizes may then differ; nothing else changes an operator's sizes.
+ */
+class CheckedLayouts {
+public:
+    CheckedLayouts() = default;
+    CheckedLayouts(const CheckedLayouts&) noexcept {}
+    CheckedLayouts& operator=(const CheckedLayouts&) noexcept
+    {
+        b_.store(0, std::memory_order_relaxed);
+        x_.store(0, std::memory_order_relaxed);
+        return *this;
+    }
+
+    bool contains(std::uint64_t b_id, std::uint64_t x_id) const noexcept
+    {
+        return b_.load(std::memory_order_relaxed) == b_id && x_.load(std::memory_order_relaxed) == x_id;
+    }
+    void remember(std::uint64_t b_id, std::uint64_t x_id) noexcept
+    {
+        b_.store(b_id, std::memory_order_relaxed);
+        x_.store(x_id, std::memory_order_relaxed);
+    }
+
+private:
+    std::atomic<std::uint64_t> b_{0};
+    std::atomic<std::uint64_t> x_{0};
+};
+
+}  // namespace detail
 
 /**
  * A batch of operators A_i; apply(b, x) computes x_i = A_i b_i for every item i. Sizes and executors
  * are checked in apply() before any kernel runs: DimensionMismatch names the first offending item and
- * both sizes; BadInput when x is b (no batched operator computes in place); operands on another executor
+ * both sizes (the per-item pass runs once per pair of operand layouts, see detail::CheckedLayouts); BadInput when x is b (no batched operator computes in place); operands on another executor
  * are used in place where this operator's executor can address their memory (reference and omp share host
  * memory), otherwise NotSupported.
  */
@@ -30,7 +68,8 @@ public:
     void apply(const Vector<T>& b, Vector<T>& x) const;
 
     virtual size_type get_num_items() const = 0;
-    /// Rows x columns of every operator, item by item (host data).
+    /// Rows x columns of every operator, item by item (host data). They stay fixed for the operator's
+    /// life, except by assignment: apply() remembers the operands whose sizes it checked.
     virtual const std::vector<dim2>& get_item_sizes() const = 0;
     /// Rows x columns of operator `item`.
     dim2 get_item_size(size_type item) const { return get_item_sizes().at(item); }
@@ -52,7 +91,11 @@ protected:
     void validate_apply(const Vector<T>& b, const Vector<T>& x) const;
 
 private:
+    /// The per-item part of validate_apply (b and x have as many items as the operator).
+    void check_item_sizes(const Vector<T>& b, const Vector<T>& x) const;
+
     std::shared_ptr<const Executor> exec_;
+    mutable detail::CheckedLayouts checked_;
 };
 
 }  // namespace batch

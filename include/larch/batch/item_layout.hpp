@@ -98,6 +98,11 @@ public:
                         : class_items_.get_const_data() + host_class_offsets_.at(size_class);
     }
 
+    /// An id of this layout's sizes: every construction draws a new one (clone_to too), copies keep it,
+    /// so two layouts with one id have the same sizes (different ids say nothing). Operators remember
+    /// the ids of the operands whose sizes they checked (BatchLinOp::apply).
+    std::uint64_t get_id() const noexcept { return id_; }
+
     /// True if both layouts describe the same item sizes: O(1) when both are uniform, O(num_items)
     /// otherwise.
     bool same_sizes(const ItemLayout& other) const
@@ -116,6 +121,7 @@ private:
     void group_by_size_class();
 
     std::shared_ptr<const Executor> exec_;
+    std::uint64_t id_;
     std::vector<dim2> sizes_;
     std::vector<std::int64_t> host_offsets_;
     std::vector<std::int64_t> host_row_offsets_;
