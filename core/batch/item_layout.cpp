@@ -82,7 +82,9 @@ void ItemLayout::group_by_size_class()
 ItemLayout ItemLayout::clone_to(std::shared_ptr<const Executor> exec) const
 {
     // Recomputing the prefix sums costs as much as copying them and keeps one code path.
-    return ItemLayout{std::move(exec), sizes_};
+    ItemLayout clone{std::move(exec), sizes_};
+    clone.id_ = id_;
+    return clone;
 }
 
 }  // namespace batch

@@ -30,7 +30,7 @@ TEST(ItemLayoutSizeClass, ClassesArePowersOfTwoUpTo32ThenOneForLargerItems)
     }
 }
 
-TEST(ItemLayoutId, CopiesKeepTheIdAndEveryConstructionDrawsANewOne)
+TEST(ItemLayoutId, CopiesAndClonesKeepTheIdAndEveryConstructionDrawsANewOne)
 {
     auto ref = larch::make_executor("reference");
     const ItemLayout layout{ref, {dim2{3}, dim2{1}}};
@@ -43,7 +43,8 @@ TEST(ItemLayoutId, CopiesKeepTheIdAndEveryConstructionDrawsANewOne)
     EXPECT_EQ(ItemLayout{layout}.get_id(), layout.get_id());
     EXPECT_EQ(assigned.get_id(), layout.get_id());
     EXPECT_NE(same_sizes.get_id(), layout.get_id());
-    EXPECT_NE(layout.clone_to(ref).get_id(), layout.get_id());
+    EXPECT_EQ(layout.clone_to(ref).get_id(), layout.get_id());
+    EXPECT_TRUE(layout.same_sizes(same_sizes));
 }
 
 TEST(ItemLayoutSizeClass, VariableLayoutListsItemsByClassOfTheirLargerDimension)

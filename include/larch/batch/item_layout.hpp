@@ -98,16 +98,16 @@ public:
                         : class_items_.get_const_data() + host_class_offsets_.at(size_class);
     }
 
-    /// An id of this layout's sizes: every construction draws a new one (clone_to too), copies keep it,
-    /// so two layouts with one id have the same sizes (different ids say nothing). Operators remember
-    /// the ids of the operands whose sizes they checked (BatchLinOp::apply).
+    /// An id of this layout's sizes: every construction from sizes draws a new one, copies and clone_to
+    /// keep it, so two layouts with one id have the same sizes (different ids say nothing). Operators
+    /// remember the ids of the operands whose sizes they checked (BatchLinOp::apply).
     std::uint64_t get_id() const noexcept { return id_; }
 
-    /// True if both layouts describe the same item sizes: O(1) when both are uniform, O(num_items)
-    /// otherwise.
+    /// True if both layouts describe the same item sizes: O(1) for copies of one layout (same id) and
+    /// when both are uniform, O(num_items) otherwise.
     bool same_sizes(const ItemLayout& other) const
     {
-        if (this == &other) {
+        if (id_ == other.id_) {
             return true;
         }
         if (uniform_ && other.uniform_) {
