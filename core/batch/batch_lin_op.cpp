@@ -34,14 +34,15 @@ void BatchLinOp<T>::validate_apply(const Vector<T>& b, const Vector<T>& x) const
     LARCH_ENSURE(&b != &x && (b.get_const_values() != x.get_const_values() || x.get_const_values() == nullptr),
                  BadInput,
                  name() + ": x is b; no batched operator computes in place, pass a separate x");
-    // The per-item pass runs once per pair of operand layouts (detail::CheckedLayouts): run on every
-    // apply, it read 4.8 MB of sizes for 100,000 items, and the benchmark timed an apply at 0.366 ms
-    // whose kernel ncu timed at 0.187 ms (48-row items, H100).
+    // The per-item pass runs once per operator and pair of operand layouts (detail::CheckedLayouts): run
+    // on every apply, it read 4.8 MB of sizes for 100,000 items, and the benchmark timed an apply at
+    // 0.366 ms whose kernel ncu timed at 0.187 ms (48-row items, H100).
+    const auto sizes_id = get_item_sizes_id();
     const auto b_id = b.get_layout().get_id();
     const auto x_id = x.get_layout().get_id();
-    if (!checked_.contains(b_id, x_id)) {
+    if (!checked_.contains(sizes_id, b_id, x_id)) {
         check_item_sizes(b, x);
-        checked_.remember(b_id, x_id);
+        checked_.remember(sizes_id, b_id, x_id);
     }
     for (const Vector<T>* operand : {&b, static_cast<const Vector<T>*>(&x)}) {
         if (!exec_->memory_accessible(*operand->get_executor())) {

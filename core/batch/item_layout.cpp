@@ -7,23 +7,22 @@
 
 namespace larch {
 namespace batch {
-namespace {
+namespace detail {
 
-/// A new layout id (ItemLayout::get_id); 0 is never drawn.
-std::uint64_t next_layout_id()
+std::uint64_t new_layout_id() noexcept
 {
     static std::atomic<std::uint64_t> last_id{0};
     return last_id.fetch_add(1, std::memory_order_relaxed) + 1;
 }
 
-}  // namespace
+}  // namespace detail
 
 ItemLayout::ItemLayout(std::shared_ptr<const Executor> exec)
     : ItemLayout(std::move(exec), std::vector<dim2>{})
 {}
 
 ItemLayout::ItemLayout(std::shared_ptr<const Executor> exec, std::vector<dim2> sizes)
-    : exec_{exec}, id_{next_layout_id()}, sizes_{std::move(sizes)}, rows_{exec}, cols_{exec}, offsets_{exec},
+    : exec_{exec}, id_{detail::new_layout_id()}, sizes_{std::move(sizes)}, rows_{exec}, cols_{exec}, offsets_{exec},
       row_offsets_{exec}, host_class_offsets_(num_size_classes + 1, 0), class_items_{exec}
 {
     constexpr auto max_dim = static_cast<size_type>(std::numeric_limits<std::int32_t>::max());

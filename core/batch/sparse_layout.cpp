@@ -1,6 +1,8 @@
 // batch::SparseLayout: validation of item sizes and the prefix sums that place sparse items in one array.
 #include "larch/batch/sparse_layout.hpp"
 
+#include "larch/batch/item_layout.hpp"
+
 #include <algorithm>
 #include <limits>
 #include <numeric>
@@ -16,7 +18,7 @@ SparseLayout::SparseLayout(std::shared_ptr<const Executor> exec)
 
 SparseLayout::SparseLayout(std::shared_ptr<const Executor> exec, std::vector<dim2> sizes,
                            const std::vector<size_type>& num_stored, bool shared_pattern)
-    : exec_{exec}, sizes_{std::move(sizes)}, shared_pattern_{shared_pattern}, rows_{exec},
+    : exec_{exec}, id_{detail::new_layout_id()}, sizes_{std::move(sizes)}, shared_pattern_{shared_pattern}, rows_{exec},
       cols_{exec}, stored_offsets_{exec}, row_offsets_{exec}, work_order_{exec}
 {
     constexpr auto max_dim = static_cast<size_type>(std::numeric_limits<std::int32_t>::max());
@@ -74,7 +76,9 @@ SparseLayout SparseLayout::clone_to(std::shared_ptr<const Executor> exec) const
     for (size_type item = 0; item < sizes_.size(); ++item) {
         num_stored[item] = get_num_stored(item);
     }
-    return SparseLayout{std::move(exec), sizes_, num_stored, shared_pattern_};
+    SparseLayout clone{std::move(exec), sizes_, num_stored, shared_pattern_};
+    clone.id_ = id_;
+    return clone;
 }
 
 }  // namespace batch

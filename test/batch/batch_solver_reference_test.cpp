@@ -569,6 +569,23 @@ TEST(BatchCgReference, LoggerRecordsResultsAndTheResidualHistoryOfChosenItems)
     EXPECT_GT(history[history.size() - 2], result.get_threshold(1));
 }
 
+// A solver's item sizes are its system matrix's: apply checks the operands again once that matrix is
+// assigned other sizes, although the solver itself was not touched (detail::CheckedLayouts).
+TEST(BatchSolverReference, ChecksOperandSizesAgainAfterItsSystemMatrixIsAssigned)
+{
+    auto a = larch::share(larch::batch::Csr<double>::create(
+        ref, {larch::test::tridiagonal<double>(4), larch::test::tridiagonal<double>(3)}));
+    auto solver = larch::batch::Cg<double>::build().on(ref)->generate(a);
+    const auto b = Vector<double>::create(ref, {4, 3}, 1, std::vector<double>(7, 1.0));
+    auto x = Vector<double>::create(ref, {4, 3}, 1, std::vector<double>(7, 0.0));
+    solver->apply(*b, *x);
+
+    *a = *larch::batch::Csr<double>::create(
+        ref, {larch::test::tridiagonal<double>(4), larch::test::tridiagonal<double>(5)});
+
+    EXPECT_THROW(solver->apply(*b, *x), larch::DimensionMismatch);
+}
+
 TEST(BatchSolverReference, RejectsBadParametersAndOperandsNamingTheProblem)
 {
     const std::vector<matrix_data<double>> items{larch::test::tridiagonal<double>(4)};

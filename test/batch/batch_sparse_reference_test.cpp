@@ -221,6 +221,14 @@ TYPED_TEST(BatchSparseReference, ChecksItemSizesAgainAfterAnApplyThatPassed)
     a->apply(*wrong_b, *x);
 }
 
+TYPED_TEST(BatchSparseReference, ItemSizesIdIsKeptByClonesAndNewForEveryCreation)
+{
+    const auto a = TypeParam::create(this->ref, small_items());
+
+    EXPECT_EQ(a->clone_to(this->ref)->get_item_sizes_id(), a->get_item_sizes_id());
+    EXPECT_NE(TypeParam::create(this->ref, small_items())->get_item_sizes_id(), a->get_item_sizes_id());
+}
+
 TYPED_TEST(BatchSparseReference, RejectsXThatIsB)
 {
     const std::vector<matrix_data<double>> items{{dim2{2, 2}, {{0, 0, 1.0}, {1, 1, 1.0}}}};

@@ -16,11 +16,12 @@ namespace batch {
 namespace detail {
 
 /**
- * The ids (ItemLayout::get_id) of the b and x layouts whose item sizes last passed an operator's
- * per-item checks, so that applying it again to operands of those layouts skips the O(num_items) pass.
- * The b and x checks are independent of each other, so each id is remembered on its own (concurrent
- * applies may leave any mix of ids that passed). Copying or assigning an operator forgets them, since
- * its sizes may then differ; nothing else changes an operator's sizes.
+ * The size ids (BatchLinOp::get_item_sizes_id, ItemLayout::get_id) of an operator and of the b and x
+ * layouts that last passed its per-item checks together, so that applying it again to operands of those
+ * layouts skips the O(num_items) pass. One id means the same sizes, so a remembered triple stays valid
+ * however the operator or its system matrix is assigned later. The b and x checks are independent of each
+ * other, so concurrent applies of one operator (whose sizes cannot change meanwhile) may leave any mix of
+ * ids that passed. A copy starts empty (atomics are not copied).
  */
 class CheckedLayouts {
 public:
@@ -28,22 +29,24 @@ public:
     CheckedLayouts(const CheckedLayouts&) noexcept {}
     CheckedLayouts& operator=(const CheckedLayouts&) noexcept
     {
-        b_.store(0, std::memory_order_relaxed);
-        x_.store(0, std::memory_order_relaxed);
+        remember(0, 0, 0);
         return *this;
     }
 
-    bool contains(std::uint64_t b_id, std::uint64_t x_id) const noexcept
+    bool contains(std::uint64_t sizes_id, std::uint64_t b_id, std::uint64_t x_id) const noexcept
     {
-        return b_.load(std::memory_order_relaxed) == b_id && x_.load(std::memory_order_relaxed) == x_id;
+        return sizes_.load(std::memory_order_relaxed) == sizes_id && b_.load(std::memory_order_relaxed) == b_id &&
+               x_.load(std::memory_order_relaxed) == x_id;
     }
-    void remember(std::uint64_t b_id, std::uint64_t x_id) noexcept
+    void remember(std::uint64_t sizes_id, std::uint64_t b_id, std::uint64_t x_id) noexcept
     {
+        sizes_.store(sizes_id, std::memory_order_relaxed);
         b_.store(b_id, std::memory_order_relaxed);
         x_.store(x_id, std::memory_order_relaxed);
     }
 
 private:
+    std::atomic<std::uint64_t> sizes_{0};
     std::atomic<std::uint64_t> b_{0};
     std::atomic<std::uint64_t> x_{0};
 };
@@ -53,9 +56,10 @@ private:
 /**
  * A batch of operators A_i; apply(b, x) computes x_i = A_i b_i for every item i. Sizes and executors
  * are checked in apply() before any kernel runs: DimensionMismatch names the first offending item and
- * both sizes (the per-item pass runs once per pair of operand layouts, see detail::CheckedLayouts); BadInput when x is b (no batched operator computes in place); operands on another executor
- * are used in place where this operator's executor can address their memory (reference and omp share host
- * memory), otherwise NotSupported.
+ * both sizes (the per-item pass runs once per operator and pair of operand layouts, see
+ * detail::CheckedLayouts); BadInput when x is b (no batched operator computes in place); operands on
+ * another executor are used in place where this operator's executor can address their memory (reference
+ * and omp share host memory), otherwise NotSupported.
  */
 template <typename T>
 class BatchLinOp {
@@ -68,9 +72,11 @@ public:
     void apply(const Vector<T>& b, Vector<T>& x) const;
 
     virtual size_type get_num_items() const = 0;
-    /// Rows x columns of every operator, item by item (host data). They stay fixed for the operator's
-    /// life, except by assignment: apply() remembers the operands whose sizes it checked.
+    /// Rows x columns of every operator, item by item (host data).
     virtual const std::vector<dim2>& get_item_sizes() const = 0;
+    /// An id of get_item_sizes() (the layout's, ItemLayout::get_id): whenever the sizes change, so does
+    /// the id, and one id means the same sizes. apply() remembers the ids whose sizes it checked.
+    virtual std::uint64_t get_item_sizes_id() const = 0;
     /// Rows x columns of operator `item`.
     dim2 get_item_size(size_type item) const { return get_item_sizes().at(item); }
     /// A short name for messages ("batch::Dense<double>", ...).

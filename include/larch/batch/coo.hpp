@@ -67,6 +67,7 @@ public:
     const SparseLayout& get_layout() const noexcept { return layout_; }
     size_type get_num_items() const override { return layout_.get_num_items(); }
     const std::vector<dim2>& get_item_sizes() const override { return layout_.get_sizes(); }
+    std::uint64_t get_item_sizes_id() const override { return layout_.get_id(); }
     T* get_values() noexcept { return values_.get_data(); }
     const T* get_const_values() const noexcept { return values_.get_const_data(); }
     const I* get_const_row_idxs() const noexcept { return row_idxs_.get_const_data(); }

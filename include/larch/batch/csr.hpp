@@ -110,6 +110,7 @@ public:
     const SparseLayout& get_layout() const noexcept { return layout_; }
     size_type get_num_items() const override { return layout_.get_num_items(); }
     const std::vector<dim2>& get_item_sizes() const override { return layout_.get_sizes(); }
+    std::uint64_t get_item_sizes_id() const override { return layout_.get_id(); }
     /// Offset of item `item`'s row pointers in get_const_row_ptrs() (0 with a shared pattern).
     std::int64_t get_row_ptrs_offset(size_type item) const
     {

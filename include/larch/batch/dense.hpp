@@ -62,6 +62,7 @@ public:
     const ItemLayout& get_layout() const noexcept { return layout_; }
     size_type get_num_items() const override { return layout_.get_num_items(); }
     const std::vector<dim2>& get_item_sizes() const override { return layout_.get_sizes(); }
+    std::uint64_t get_item_sizes_id() const override { return layout_.get_id(); }
     /// Largest row count and largest column count over all items (for the sub-warp choice of kernels).
     dim2 get_max_item_size() const noexcept { return layout_.get_max_size(); }
     T* get_values() noexcept { return values_.get_data(); }

@@ -68,6 +68,7 @@ public:
     const SparseLayout& get_layout() const noexcept { return layout_; }
     size_type get_num_items() const override { return layout_.get_num_items(); }
     const std::vector<dim2>& get_item_sizes() const override { return layout_.get_sizes(); }
+    std::uint64_t get_item_sizes_id() const override { return layout_.get_id(); }
     /// Slots per row of item `item` (host data).
     size_type get_item_width(size_type item) const
     {

@@ -80,6 +80,7 @@ public:
 
     size_type get_num_items() const override { return factors_->get_num_items(); }
     const std::vector<dim2>& get_item_sizes() const override { return factors_->get_item_sizes(); }
+    std::uint64_t get_item_sizes_id() const override { return factors_->get_item_sizes_id(); }
     std::string get_type_name() const override;
 
     /// The factors (layout: core/batch/batch_dense_kernels.hpp, gauss_huard_factorize).

@@ -12,6 +12,12 @@
 
 namespace larch {
 namespace batch {
+namespace detail {
+
+/// A new id for a layout's item sizes (ItemLayout::get_id, SparseLayout::get_id); 0 is never drawn.
+std::uint64_t new_layout_id() noexcept;
+
+}  // namespace detail
 
 /**
  * Per-item sizes (rows x cols, every item at least 1x1) and the prefix sums that locate the items.

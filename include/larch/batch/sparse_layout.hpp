@@ -41,6 +41,9 @@ public:
     SparseLayout clone_to(std::shared_ptr<const Executor> exec) const;
 
     const std::shared_ptr<const Executor>& get_executor() const noexcept { return exec_; }
+    /// An id of the item sizes, as ItemLayout::get_id: new per construction from sizes, kept by copies and
+    /// clone_to, so one id means the same sizes.
+    std::uint64_t get_id() const noexcept { return id_; }
     size_type get_num_items() const noexcept { return sizes_.size(); }
     dim2 get_size(size_type item) const { return sizes_.at(item); }
     const std::vector<dim2>& get_sizes() const noexcept { return sizes_; }
@@ -98,6 +101,7 @@ public:
 
 private:
     std::shared_ptr<const Executor> exec_;
+    std::uint64_t id_;
     std::vector<dim2> sizes_;
     std::vector<std::int64_t> host_stored_offsets_;
     std::vector<std::int64_t> host_row_offsets_;

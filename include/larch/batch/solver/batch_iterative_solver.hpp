@@ -187,6 +187,7 @@ public:
 
     size_type get_num_items() const override { return system_matrix_->get_num_items(); }
     const std::vector<dim2>& get_item_sizes() const override { return system_matrix_->get_item_sizes(); }
+    std::uint64_t get_item_sizes_id() const override { return system_matrix_->get_item_sizes_id(); }
     std::string get_type_name() const override { return name_; }
 
     const std::shared_ptr<const BatchLinOp<T>>& get_system_matrix() const noexcept
