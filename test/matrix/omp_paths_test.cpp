@@ -120,6 +120,33 @@ TEST(OmpPaths, SpmvAndJacobiEqualTheReferenceBitwise)
     }
 }
 
+TEST(OmpPaths, SpmvOfRowsOfVeryDifferentLengthsEqualsTheReferenceBitwise)
+{
+    const auto reference = larch::make_executor("reference");
+    const auto omp = larch::make_executor("omp");
+    // Three dense rows among empty ones and rows of one entry, 60,003 + 99 entries: the parallel SpMV gives
+    // each thread the rows of an equal share of the entries, so on 3 threads a range holds one dense row and
+    // many empty ones, and every row must still be computed exactly once.
+    const size_type rows = 20001;
+    larch::matrix_data<double> data{dim2{rows, rows}};
+    std::mt19937 engine{91};
+    std::uniform_real_distribution<double> value{-1.0, 1.0};
+    for (size_type row = 0; row < rows; ++row) {
+        if (row == 5 || row == 10000 || row == rows - 1) {
+            for (size_type col = 0; col < rows; ++col) {
+                data.entries.push_back({static_cast<std::int32_t>(row), static_cast<std::int32_t>(col), value(engine)});
+            }
+        } else if (row % 200 == 7) {
+            data.entries.push_back({static_cast<std::int32_t>(row), static_cast<std::int32_t>(row), value(engine)});
+        }
+    }
+    for (const auto& [cols, stride] : std::vector<std::pair<size_type, size_type>>{{1, 1}, {3, 4}}) {
+        SCOPED_TRACE(std::to_string(cols) + " columns, stride " + std::to_string(stride));
+        const auto expected = operator_results(reference, data, cols, stride);
+        on_one_and_three_threads([&] { EXPECT_EQ(operator_results(omp, data, cols, stride), expected); });
+    }
+}
+
 /// Rows in runs of 1..6 that share one random pattern of 0..5 columns (values differ), the structure of FEM
 /// matrices with several unknowns per node, which the omp SpMV multiplies side by side in groups of up to 4.
 larch::matrix_data<double> same_pattern_runs(size_type rows, std::uint32_t seed)
