@@ -69,6 +69,7 @@ void for_each_range(std::ptrdiff_t count, Body&& body)
 /// body(begin, end) on consecutive ranges of the rows of a sparse matrix (row_ptrs: its rows + 1 offsets)
 /// covering [0, rows): one range on the calling thread below parallel_rows_threshold `work` (stored entries
 /// times right-hand sides), otherwise one range per thread, cut where the stored entries are shared evenly.
+/// (Block-Jacobi passes its blocks and their first rows the same way, to share the rows evenly.)
 /// Each thread gets the same rows on every call, so that in a solver's loop its part of the matrix stays in
 /// its core's cache. Ranges of 64 rows handed out dynamically sent them to whichever thread came first, and
 /// each range cost a shared counter's cache line. BiCGSTAB + Jacobi on the 2-core development VM, 2 threads

@@ -233,6 +233,30 @@ TEST_P(BlockJacobiBackendTest, FindsTheReferenceBlocksAcrossRowTiles)
     }
 }
 
+TEST_P(BlockJacobiBackendTest, AppliesBlocksOfDifferentSizesAboveTheParallelThreshold)
+{
+    LARCH_EXECUTOR_OR_SKIP(exec, GetParam());
+    // 40,000 rows (omp applies them on its threads, each taking the blocks of an equal share of the rows) in
+    // given blocks of 1 to 32 rows, each a dense block with a dominant diagonal
+    std::mt19937 engine{11};
+    std::uniform_int_distribution<std::int32_t> length{1, 32};
+    std::uniform_real_distribution<double> value{-1.0, 1.0};
+    constexpr std::int32_t num_rows = 40000;
+    Data data{larch::dim2{num_rows}, {}};
+    std::vector<std::int32_t> pointers{0};
+    while (pointers.back() < num_rows) {
+        const auto first = pointers.back();
+        const auto end = std::min(num_rows, first + length(engine));
+        for (auto row = first; row < end; ++row) {
+            for (auto col = first; col < end; ++col) {
+                data.entries.push_back({row, col, row == col ? 2.0 * (end - first) : value(engine)});
+            }
+        }
+        pointers.push_back(end);
+    }
+    check_against_reference(exec, data, Jacobi::build().with_block_pointers(pointers), "blocks of 1 to 32");
+}
+
 TEST_P(BlockJacobiBackendTest, MatchesTheReferenceOnRandomMatrices)
 {
     LARCH_EXECUTOR_OR_SKIP(exec, GetParam());
