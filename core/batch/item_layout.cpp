@@ -22,8 +22,8 @@ ItemLayout::ItemLayout(std::shared_ptr<const Executor> exec)
 {}
 
 ItemLayout::ItemLayout(std::shared_ptr<const Executor> exec, std::vector<dim2> sizes)
-    : exec_{exec}, id_{detail::new_layout_id()}, sizes_{std::move(sizes)}, rows_{exec}, cols_{exec}, offsets_{exec},
-      row_offsets_{exec}, host_class_offsets_(num_size_classes + 1, 0), class_items_{exec}
+    : exec_{exec}, id_{detail::new_layout_id()}, sizes_{std::move(sizes)}, rows_{exec}, cols_{exec},
+      offsets_{exec}, row_offsets_{exec}, host_class_offsets_(num_size_classes + 1, 0), class_items_{exec}
 {
     constexpr auto max_dim = static_cast<size_type>(std::numeric_limits<std::int32_t>::max());
     const auto num_items = sizes_.size();

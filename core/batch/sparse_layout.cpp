@@ -1,13 +1,12 @@
 // batch::SparseLayout: validation of item sizes and the prefix sums that place sparse items in one array.
 #include "larch/batch/sparse_layout.hpp"
 
-#include "larch/batch/item_layout.hpp"
-
 #include <algorithm>
 #include <limits>
 #include <numeric>
 
 #include "larch/base/exception.hpp"
+#include "larch/batch/item_layout.hpp"
 
 namespace larch {
 namespace batch {
@@ -18,8 +17,8 @@ SparseLayout::SparseLayout(std::shared_ptr<const Executor> exec)
 
 SparseLayout::SparseLayout(std::shared_ptr<const Executor> exec, std::vector<dim2> sizes,
                            const std::vector<size_type>& num_stored, bool shared_pattern)
-    : exec_{exec}, id_{detail::new_layout_id()}, sizes_{std::move(sizes)}, shared_pattern_{shared_pattern}, rows_{exec},
-      cols_{exec}, stored_offsets_{exec}, row_offsets_{exec}, work_order_{exec}
+    : exec_{exec}, id_{detail::new_layout_id()}, sizes_{std::move(sizes)}, shared_pattern_{shared_pattern},
+      rows_{exec}, cols_{exec}, stored_offsets_{exec}, row_offsets_{exec}, work_order_{exec}
 {
     constexpr auto max_dim = static_cast<size_type>(std::numeric_limits<std::int32_t>::max());
     const auto num_items = sizes_.size();

@@ -66,37 +66,37 @@ void for_each_range(std::ptrdiff_t count, Body&& body)
     }
 }
 
-/// body(begin, end) on consecutive ranges of the rows of a sparse matrix (row_ptrs: its rows + 1 offsets)
-/// covering [0, rows): one range on the calling thread below parallel_rows_threshold `work` (stored entries
-/// times right-hand sides), otherwise one range per thread, cut where the stored entries are shared evenly.
-/// (Block-Jacobi passes its blocks and their first rows the same way, to share the rows evenly.)
-/// Each thread gets the same rows on every call, so that in a solver's loop its part of the matrix stays in
-/// its core's cache. Ranges of 64 rows handed out dynamically sent them to whichever thread came first, and
-/// each range cost a shared counter's cache line. BiCGSTAB + Jacobi on the 2-core development VM, 2 threads
-/// (examples/solve): bentpipe2d100 (49,600 entries) 211-218 -> 116-139 us per iteration (one thread:
-/// 115-121), a 2D Laplacian of 160,000 rows 2.14 -> 0.79-0.80 ms (one thread: 1.6-2.0).
+/// body(begin, end) on consecutive ranges covering the items [0, count), where item i spans
+/// [offsets[i], offsets[i + 1]) (a CSR matrix's rows over its stored entries, or block-Jacobi's blocks over
+/// the rows): one range on the calling thread below parallel_rows_threshold `work`, otherwise one range per
+/// thread, cut where the span is shared evenly. Each thread gets the same items on every call, so that in a
+/// solver's loop its part of the matrix stays in its core's cache. Ranges of 64 rows handed out dynamically
+/// sent them to whichever thread came first, and each range cost a shared counter's cache line. BiCGSTAB +
+/// Jacobi on the 2-core development VM, 2 threads (examples/solve): bentpipe2d100 (49,600 entries) 211-218 ->
+/// 116-139 us per iteration (one thread: 115-121), a 2D Laplacian of 160,000 rows 2.14 -> 0.79-0.80 ms (one
+/// thread: 1.6-2.0).
 template <typename I, typename Body>
-void for_each_sparse_range(std::ptrdiff_t rows, const I* row_ptrs, std::ptrdiff_t work, Body&& body)
+void for_each_range_by_offsets(std::ptrdiff_t count, const I* offsets, std::ptrdiff_t work, Body&& body)
 {
     if (runs_serially(work)) {
-        body(std::ptrdiff_t{0}, rows);
+        body(std::ptrdiff_t{0}, count);
         return;
     }
 #pragma omp parallel
     {
         const std::int64_t threads = omp_get_num_threads();
         const std::int64_t thread = omp_get_thread_num();
-        const std::int64_t first = row_ptrs[0];
-        const std::int64_t stored = static_cast<std::int64_t>(row_ptrs[rows]) - first;
-        // The first row whose entries start at or after thread t's share of them.
-        const auto first_row = [&](std::int64_t t) {
+        const std::int64_t first = offsets[0];
+        const std::int64_t span = static_cast<std::int64_t>(offsets[count]) - first;
+        // The first item that starts at or after thread t's share of the span.
+        const auto first_item = [&](std::int64_t t) {
             if (t == threads) {
-                return rows;
+                return count;
             }
-            const auto start = static_cast<I>(first + stored * t / threads);
-            return static_cast<std::ptrdiff_t>(std::lower_bound(row_ptrs, row_ptrs + rows, start) - row_ptrs);
+            const auto start = static_cast<I>(first + span * t / threads);
+            return static_cast<std::ptrdiff_t>(std::lower_bound(offsets, offsets + count, start) - offsets);
         };
-        body(first_row(thread), first_row(thread + 1));
+        body(first_item(thread), first_item(thread + 1));
     }
 }
 

@@ -223,16 +223,16 @@ void spmv(const DefaultExecutor&, V alpha, const matrix::Csr<V, I>& a, const mat
     const unsigned char* same_as_next = groups->same_as_next.empty() ? nullptr : groups->same_as_next.data();
     const bool unit_stride = num_rhs == 1 && operands.b_stride == 1;
     const auto rows = static_cast<std::ptrdiff_t>(a.get_size().rows);
-    components::for_each_sparse_range(rows, a.get_const_row_ptrs(), entries,
-                                      [&](std::ptrdiff_t begin, std::ptrdiff_t end) {
-                                          if (unit_stride) {
-                                              spmv_range(RowProducts<true, V, I>{operands, num_rhs},
-                                                         same_as_next, begin, end);
-                                          } else {
-                                              spmv_range(RowProducts<false, V, I>{operands, num_rhs},
-                                                         same_as_next, begin, end);
-                                          }
-                                      });
+    components::for_each_range_by_offsets(rows, a.get_const_row_ptrs(), entries,
+                                          [&](std::ptrdiff_t begin, std::ptrdiff_t end) {
+                                              if (unit_stride) {
+                                                  spmv_range(RowProducts<true, V, I>{operands, num_rhs},
+                                                             same_as_next, begin, end);
+                                              } else {
+                                                  spmv_range(RowProducts<false, V, I>{operands, num_rhs},
+                                                             same_as_next, begin, end);
+                                              }
+                                          });
 }
 
 template <typename V, typename I>

@@ -307,15 +307,15 @@ void apply_blocks(const DefaultExecutor&, V alpha, const array<I>& block_pointer
                                        alpha, b_rows, b.get_stride(), beta, x_rows, x.get_stride(), work);
     };
     // Each thread takes the blocks of an equal share of the rows, the same on every apply (see
-    // components::for_each_sparse_range: in a solver's loop its blocks stay in its core's cache).
-    components::for_each_sparse_range(num_blocks, pointers,
-                                      static_cast<std::ptrdiff_t>(x.get_size().rows * x.get_size().cols),
-                                      [&](std::ptrdiff_t begin, std::ptrdiff_t end) {
-                                          std::vector<V> work;
-                                          for (auto block = begin; block < end; ++block) {
-                                              apply_one(block, work);
-                                          }
-                                      });
+    // components::for_each_range_by_offsets: in a solver's loop its blocks stay in its core's cache).
+    components::for_each_range_by_offsets(num_blocks, pointers,
+                                          static_cast<std::ptrdiff_t>(x.get_size().rows * x.get_size().cols),
+                                          [&](std::ptrdiff_t begin, std::ptrdiff_t end) {
+                                              std::vector<V> work;
+                                              for (auto block = begin; block < end; ++block) {
+                                                  apply_one(block, work);
+                                              }
+                                          });
 }
 
 LARCH_INSTANTIATE_BLOCK_JACOBI_KERNELS();

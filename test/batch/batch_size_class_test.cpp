@@ -1,5 +1,6 @@
 // The size classes of batch::ItemLayout (the per-class item lists that the register kernels launch on),
-// its ids (which operators remember after checking operand sizes), and the infinity norms of uniform batches (their 16-byte-vector path) on every built executor.
+// its ids (which operators remember after checking operand sizes), and the infinity norms of uniform
+// batches (their 16-byte-vector path) on every built executor.
 #include <gtest/gtest.h>
 
 #include <limits>

@@ -34,6 +34,30 @@ Data supervariable_matrix()
              {3, 3, 5}, {3, 4, 1}, {3, 5, 1}, {4, 3, 1}, {4, 4, 6}, {4, 5, 1}, {5, 3, 1}, {5, 4, 1}, {5, 5, 7}}};
 }
 
+/// `num_rows` rows in consecutive dense diagonal blocks of 1 to `max_length` rows (random lengths and
+/// off-diagonal entries in [-1, 1) from `seed`), each with `diagonal_per_row` times its order on the
+/// diagonal; the blocks' first rows go to `pointers` (with num_rows last).
+Data dense_diagonal_blocks(std::int32_t num_rows, std::int32_t max_length, double diagonal_per_row, std::uint32_t seed,
+                           std::vector<std::int32_t>& pointers)
+{
+    std::mt19937 engine{seed};
+    std::uniform_int_distribution<std::int32_t> length{1, max_length};
+    std::uniform_real_distribution<double> value{-1.0, 1.0};
+    Data data{larch::dim2{static_cast<larch::size_type>(num_rows)}, {}};
+    pointers = {0};
+    while (pointers.back() < num_rows) {
+        const auto first = pointers.back();
+        const auto end = std::min(num_rows, first + length(engine));
+        for (auto row = first; row < end; ++row) {
+            for (auto col = first; col < end; ++col) {
+                data.entries.push_back({row, col, row == col ? diagonal_per_row * (end - first) : value(engine)});
+            }
+        }
+        pointers.push_back(end);
+    }
+    return data;
+}
+
 std::vector<double> row_major(const Data& data)
 {
     std::vector<double> dense(data.size.rows * data.size.cols);
@@ -213,20 +237,8 @@ TEST_P(BlockJacobiBackendTest, FindsTheReferenceBlocksAcrossRowTiles)
     // 20,000 rows (the GPU agglomerates in tiles of 64 rows, chained in groups of 64 tiles: 313 tiles in 5
     // groups): supervariables of 1 to 70 rows, each a dense diagonal block (so its rows share one pattern),
     // many longer than the bound and many crossing a tile or group edge
-    std::mt19937 engine{7};
-    std::uniform_int_distribution<std::int32_t> length{1, 70};
-    std::uniform_real_distribution<double> value{-1.0, 1.0};
-    constexpr std::int32_t num_rows = 20000;
-    Data data{larch::dim2{num_rows}, {}};
-    for (std::int32_t first = 0; first < num_rows;) {
-        const auto end = std::min(num_rows, first + length(engine));
-        for (auto row = first; row < end; ++row) {
-            for (auto col = first; col < end; ++col) {
-                data.entries.push_back({row, col, row == col ? 4.0 * (end - first) : value(engine)});
-            }
-        }
-        first = end;
-    }
+    std::vector<std::int32_t> supervariables;  // not passed: the blocks are found from the pattern
+    const auto data = dense_diagonal_blocks(20000, 70, 4.0, 7, supervariables);
     for (larch::size_type bound : {3u, 17u, 32u}) {
         check_against_reference(exec, data, Jacobi::build().with_max_block_size(bound),
                                 "bound " + std::to_string(bound));
@@ -238,22 +250,8 @@ TEST_P(BlockJacobiBackendTest, AppliesBlocksOfDifferentSizesAboveTheParallelThre
     LARCH_EXECUTOR_OR_SKIP(exec, GetParam());
     // 40,000 rows (omp applies them on its threads, each taking the blocks of an equal share of the rows) in
     // given blocks of 1 to 32 rows, each a dense block with a dominant diagonal
-    std::mt19937 engine{11};
-    std::uniform_int_distribution<std::int32_t> length{1, 32};
-    std::uniform_real_distribution<double> value{-1.0, 1.0};
-    constexpr std::int32_t num_rows = 40000;
-    Data data{larch::dim2{num_rows}, {}};
-    std::vector<std::int32_t> pointers{0};
-    while (pointers.back() < num_rows) {
-        const auto first = pointers.back();
-        const auto end = std::min(num_rows, first + length(engine));
-        for (auto row = first; row < end; ++row) {
-            for (auto col = first; col < end; ++col) {
-                data.entries.push_back({row, col, row == col ? 2.0 * (end - first) : value(engine)});
-            }
-        }
-        pointers.push_back(end);
-    }
+    std::vector<std::int32_t> pointers;
+    const auto data = dense_diagonal_blocks(40000, 32, 2.0, 11, pointers);
     check_against_reference(exec, data, Jacobi::build().with_block_pointers(pointers), "blocks of 1 to 32");
 }
 
