@@ -301,9 +301,7 @@ const batch::BatchLinOp<V>& batch_in_format(const std::string& kernel,
                        (shared ? first_nnz : double(problem.nonzeros)) * column_bytes +
                        pattern_rows * index_bytes;
         details["column_index_bytes"] = column_bytes;
-        // automatic picks per item; the record says how many items took the balanced kernel and which
-        // fixed kernel runs the batch when every item chose the same one ("automatic": per item).
-        details["automatic_balanced_items"] = a.get_num_balanced_items();
+        // the kernel automatic runs this batch with (scalar or stream)
         details["automatic_kernel"] = batch::to_string(a.get_automatic_kernel());
         details["shared_pattern"] = shared;
         details["mean_row_nonzeros"] = a.get_mean_row_nnz();

@@ -1,5 +1,5 @@
 // batch::Csr: creation from per-item data (validation, shared-pattern detection, the balanced kernel's
-// row splits and the per-item choice of automatic), copies back to single matrices, and apply.
+// row splits and the kernel automatic runs), copies back to single matrices, and apply.
 #include "larch/batch/csr.hpp"
 
 #include <algorithm>
@@ -39,30 +39,28 @@ CsrSpmvKernel csr_spmv_kernel_from_string(const std::string& name)
 
 namespace {
 
-/// The kernel automatic runs an item with, from the H100 runs of batch_spmv_h100.json (medians):
-/// - mean row length < 16: scalar. One thread per row needs no reduction and no shuffles; it was the
-///   fastest CSR kernel on every batch with short rows, balanced or not (cd7e965: sherman1 x10000,
-///   3.75/row, double: scalar 0.221 ms, smart 0.325, balanced 0.436; density 8/row unbalanced: scalar
-///   0.097, balanced 0.124, smart 0.161; float alike).
-/// - mean >= 16: balanced in a batch that mixes such items with short-row ones, stream where every item
-///   has long rows (automatic then runs the fixed kernel, see create). Stream's coalesced chunks and
-///   shared-memory row sums beat balanced's segmented scan and atomics as the fixed kernel of a long-row
-///   batch (density 32/row, double: stream 0.185 / 0.200 ms with even / unbalanced rows, balanced 0.216 /
-///   0.225; float 0.158 / 0.181 against 0.179 / 0.190), but as the long-row branch of the per-item kernel
-///   on the heterogeneous batch it lost to balanced (float 0.495 against 0.414 ms, double 0.540 against
-///   0.519-0.531), and again once the items ran largest first (benchmark/results/batch_tried_h100.log:
-///   double 0.498-0.535 against 0.455-0.471 ms, float 0.380-0.390 against 0.336-0.341), so the per-item
-///   kernel keeps balanced.
-CsrSpmvKernel automatic_item_kernel(size_type rows, size_type nonzeros)
+/// The kernel automatic runs a batch with, from the H100 runs of the batch_spmv benchmark (medians):
+/// - every item's rows hold fewer than 16 nonzeros on average: scalar. One thread per row needs no
+///   reduction and no shuffles; it was the fastest CSR kernel on every batch with short rows (cd7e965:
+///   sherman1 x10000, 3.75/row, double: scalar 0.221 ms, smart 0.325, balanced 0.436; density 8/row
+///   unbalanced: scalar 0.097, balanced 0.124, smart 0.161; float alike; stream since then: sherman1
+///   alike, density 8/row even 0.054 against scalar's 0.051 ms in double, 0.040-0.050 against 0.031 in
+///   float, stream_issue_ab_h100.log).
+/// - otherwise stream, for the whole batch. On long-row batches it beat balanced (density 32/row,
+///   double: 0.185 / 0.200 ms with even / unbalanced rows, balanced 0.216 / 0.225). On a batch mixing
+///   short-row and long-row items (the heterogeneous batch of the shared matrices) a per-item kernel,
+///   scalar or balanced per item, was kept until stream read b_i as shared memory: then stream took
+///   0.359-0.361 ms against the per-item kernel's 0.407-0.411 in double and 0.239-0.244 against
+///   0.285-0.286 in float (stream_issue_ab_h100.log), so the per-item kernel was removed.
+CsrSpmvKernel automatic_batch_kernel(bool every_item_has_short_rows)
 {
-    const double mean = static_cast<double>(nonzeros) / static_cast<double>(rows);
-    return mean < 16.0 ? CsrSpmvKernel::scalar : CsrSpmvKernel::balanced;
+    return every_item_has_short_rows ? CsrSpmvKernel::scalar : CsrSpmvKernel::stream;
 }
 
-/// The fixed kernel a batch whose items all chose `item_kernel` runs (see automatic_item_kernel).
-CsrSpmvKernel automatic_batch_kernel(CsrSpmvKernel item_kernel)
+/// Whether automatic counts an item of `rows` rows and `nonzeros` entries as one of short rows.
+bool has_short_rows(size_type rows, size_type nonzeros)
 {
-    return item_kernel == CsrSpmvKernel::balanced ? CsrSpmvKernel::stream : item_kernel;
+    return static_cast<double>(nonzeros) < 16.0 * static_cast<double>(rows);
 }
 
 /// The 16-bit copy of the column indices `col_idxs` (host data) that a batch keeps on `exec`
@@ -85,11 +83,11 @@ array<std::uint16_t> narrow_col_idxs(const std::shared_ptr<const Executor>& exec
 template <typename T, typename I>
 Csr<T, I>::Csr(SparseLayout layout, array<T> values, array<I> col_idxs,
                array<std::uint16_t> narrow_col_idxs, array<I> row_ptrs,
-               array<I> balanced_row_starts, array<std::int32_t> item_kernels)
+               array<I> balanced_row_starts)
     : BatchLinOp<T>(layout.get_executor()), layout_{std::move(layout)},
       values_{std::move(values)}, col_idxs_{std::move(col_idxs)},
       narrow_col_idxs_{std::move(narrow_col_idxs)}, row_ptrs_{std::move(row_ptrs)},
-      balanced_row_starts_{std::move(balanced_row_starts)}, item_kernels_{std::move(item_kernels)}
+      balanced_row_starts_{std::move(balanced_row_starts)}
 {
     const auto rows = layout_.get_total_rows();
     mean_row_nnz_ = rows == 0 ? 0.0
@@ -108,11 +106,9 @@ std::unique_ptr<Csr<T, I>> Csr<T, I>::create(std::shared_ptr<const Executor> exe
     std::vector<I> col_idxs;
     std::vector<I> row_ptrs;
     std::vector<I> row_starts;
-    std::vector<std::int32_t> item_kernels;
     values.reserve(layout.get_total_stored());
     size_type max_row_nnz = 0;
-    size_type num_balanced_items = 0;
-    auto automatic_kernel = CsrSpmvKernel::automatic;
+    bool every_item_has_short_rows = true;
     for (size_type item = 0; item < items.size(); ++item) {
         const auto& data = *prepared.items[item];
         const auto rows = data.size.rows;
@@ -128,14 +124,7 @@ std::unique_ptr<Csr<T, I>> Csr<T, I>::create(std::shared_ptr<const Executor> exe
             item_row_ptrs[row + 1] += item_row_ptrs[row];
         }
         max_row_nnz = std::max(max_row_nnz, item_max_row_nnz);
-        const auto item_kernel = automatic_item_kernel(rows, data.entries.size());
-        if (item == 0) {
-            automatic_kernel = item_kernel;
-        } else if (item_kernel != automatic_kernel) {
-            automatic_kernel = CsrSpmvKernel::automatic;
-        }
-        num_balanced_items += item_kernel == CsrSpmvKernel::balanced;
-        item_kernels.push_back(static_cast<std::int32_t>(item_kernel));
+        every_item_has_short_rows = every_item_has_short_rows && has_short_rows(rows, data.entries.size());
         // Segment s starts in the row that holds nonzero s * nnz / S (the first row whose end lies
         // beyond it); a segment past the last nonzero starts at `rows`.
         const auto nnz = static_cast<std::int64_t>(data.entries.size());
@@ -156,11 +145,9 @@ std::unique_ptr<Csr<T, I>> Csr<T, I>::create(std::shared_ptr<const Executor> exe
         std::move(layout), array<T>{exec, values.begin(), values.end()},
         array<I>{exec, col_idxs.begin(), col_idxs.end()}, std::move(narrow),
         array<I>{exec, row_ptrs.begin(), row_ptrs.end()},
-        array<I>{exec, row_starts.begin(), row_starts.end()},
-        array<std::int32_t>{exec, item_kernels.begin(), item_kernels.end()}}};
+        array<I>{exec, row_starts.begin(), row_starts.end()}}};
     result->max_row_nnz_ = max_row_nnz;
-    result->num_balanced_items_ = num_balanced_items;
-    result->automatic_kernel_ = automatic_batch_kernel(automatic_kernel);
+    result->automatic_kernel_ = automatic_batch_kernel(every_item_has_short_rows);
     return result;
 }
 
@@ -171,10 +158,8 @@ std::unique_ptr<Csr<T, I>> Csr<T, I>::clone_to(std::shared_ptr<const Executor> e
         exec, layout_, detail::copy_range_to_host(col_idxs_, 0, col_idxs_.get_size()));
     auto result = std::unique_ptr<Csr>{new Csr{
         layout_.clone_to(exec), array<T>{exec, values_}, array<I>{exec, col_idxs_}, std::move(narrow),
-        array<I>{exec, row_ptrs_}, array<I>{exec, balanced_row_starts_},
-        array<std::int32_t>{exec, item_kernels_}}};
+        array<I>{exec, row_ptrs_}, array<I>{exec, balanced_row_starts_}}};
     result->max_row_nnz_ = max_row_nnz_;
-    result->num_balanced_items_ = num_balanced_items_;
     result->automatic_kernel_ = automatic_kernel_;
     result->kernel_ = kernel_;
     return result;

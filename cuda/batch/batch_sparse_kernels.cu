@@ -2,7 +2,7 @@
 // flexible batched SpMV). The row kernels (CSR scalar/vector/smart, ELL) give every item a team of
 // threads sized per batch from the largest item's work (SparsePolicy::team_size, a warp up to a block)
 // and pack 256 / team items into one block, so that a 48-row item costs a warp, not a block of its own
-// (rows_launch). The segmented kernels (balanced, COO, per-item automatic) and stream run one block
+// (rows_launch). The segmented kernels (balanced, COO) and stream run one block
 // per item, sized from the largest item (SparsePolicy::block_size), and take the items largest first
 // (SparseLayout::get_const_work_order), so that no long item starts last. A one-item block stages b_i
 // in shared memory when the largest b_i of the batch fits (max cols * num_rhs values within the block's
@@ -24,9 +24,8 @@
 //   coalesced warp read; the products go to shared memory, where sub-warps (a thread for short rows, up
 //   to a warp for long ones) sum the chunk's rows (a row crossing the chunk's end carries its partial
 //   sum to the next chunk). One block per item.
-// - CSR automatic: when every item chose the same kernel at creation (batch::Csr::get_automatic_kernel)
-//   that fixed kernel runs (scalar, or stream for balanced items); otherwise one kernel branches per item
-//   on get_const_item_kernels (scalar or balanced; the branch is uniform over the block).
+// - CSR automatic: the fixed kernel chosen for the batch at creation (batch::Csr::get_automatic_kernel:
+//   scalar for short rows, stream otherwise).
 #include <algorithm>
 #include <cstdint>
 
@@ -113,33 +112,15 @@ __global__ void __launch_bounds__(SparsePolicy::max_block_size, SparsePolicy::mi
     csr_balanced_item(a, index, csr_item(a, index), op, op.item_x(index));
 }
 
-template <typename T, typename I, typename C>
+template <bool staged, typename T, typename I, typename C>
 __global__ void __launch_bounds__(SparsePolicy::max_block_size, SparsePolicy::min_blocks_per_sm)
     csr_stream_kernel(CsrView<T, I, C> a, Operands<T> op)
 {
-    // One block per item, streaming its nonzeros through shared memory a chunk at a time.
+    // One block per item, streaming its nonzeros through shared memory a chunk at a time; one
+    // instantiation per b_i path (item_b_on_path).
     const std::int64_t index = ordered_item(a.work_order);
     const auto item = csr_item(a, index);
-    csr_stream_item(item, load_item_b(op, index, item.at.cols), op, op.item_x(index));
-}
-
-template <typename T, typename I, typename C>
-__global__ void __launch_bounds__(SparsePolicy::max_block_size)
-    csr_automatic_kernel(CsrView<T, I, C> a, Operands<T> op)
-{
-    // One block per item, running it as scalar or balanced as chosen at creation (the branch is uniform
-    // over the block, so it costs no divergence).
-    using ::larch::batch::CsrSpmvKernel;
-    const std::int64_t index = ordered_item(a.work_order);
-    const auto item = csr_item(a, index);
-    T* item_x = op.item_x(index);
-    if (a.item_kernels[index] == static_cast<std::int32_t>(CsrSpmvKernel::balanced)) {
-        csr_balanced_item(a, index, item, op, item_x);
-    } else {
-        csr_subwarp_rows<1, SparsePolicy::row_entries_in_flight>(
-            item.at.rows, item.values, item.col_idxs, item.row_ptrs,
-            load_item_b(op, index, item.at.cols), op, item_x, block_row_team());
-    }
+    csr_stream_item(item, item_b_on_path<staged>(op, index, item.at.cols), op, op.item_x(index));
 }
 
 template <typename T, typename I>
@@ -251,8 +232,7 @@ void launch_csr_spmv(const DefaultExecutor& exec, const ::larch::batch::Csr<T, I
     const auto max_rows = layout.get_max_size().rows;
     const int mean_lanes = smart_lanes(a.get_mean_row_nnz());
     if (kernel == CsrSpmvKernel::automatic) {
-        // A batch whose items all chose one kernel runs it as the fixed kernel (no per-item branch).
-        kernel = a.get_automatic_kernel();
+        kernel = a.get_automatic_kernel();  // scalar or stream
     }
     switch (kernel) {
     case CsrSpmvKernel::scalar:
@@ -268,20 +248,15 @@ void launch_csr_spmv(const DefaultExecutor& exec, const ::larch::batch::Csr<T, I
         csr_balanced_kernel<T, I, C>
             <<<grid, SparsePolicy::segmented_block_size(exec, layout), staging>>>(view, op);
         break;
+    case CsrSpmvKernel::automatic:  // resolved above
     case CsrSpmvKernel::stream: {
         // b_i staged only where it fits beside the kernel's products
         const auto stream_staging = SparsePolicy::staging_bytes<T>(exec, layout, b.get_num_cols(),
                                                                    SparsePolicy::stream_static_bytes<T>());
-        csr_stream_kernel<T, I, C><<<grid, SparsePolicy::segmented_block_size(exec, layout), stream_staging>>>(
+        const auto stream_kernel =
+            stream_staging > 0 ? csr_stream_kernel<true, T, I, C> : csr_stream_kernel<false, T, I, C>;
+        stream_kernel<<<grid, SparsePolicy::segmented_block_size(exec, layout), stream_staging>>>(
             view, operands_of(alpha, b, beta, x, stream_staging));
-        break;
-    }
-    case CsrSpmvKernel::automatic: {
-        // Items differ: the block must suit the largest item's rows (a thread each for scalar items) and
-        // its nonzero segments (balanced items).
-        const int block = std::max(SparsePolicy::block_size(exec, max_rows),
-                                   SparsePolicy::segmented_block_size(exec, layout));
-        csr_automatic_kernel<T, I, C><<<grid, block, staging>>>(view, op);
         break;
     }
     }

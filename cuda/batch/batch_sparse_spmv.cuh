@@ -31,13 +31,12 @@ struct SparsePolicy {
     /// Resident 256-thread blocks per SM the kernels are compiled for: 8 fill the H100's 2048 threads,
     /// i.e. at most 32 registers per thread (these memory-bound kernels need the occupancy for loads in
     /// flight; scalar took 40 registers unbounded, which left a 256-thread block 6 per SM). The kernels
-    /// that branch among several sub-warp sizes (smart, automatic) and the 2..8-lane row kernels in
+    /// that branch among several sub-warp sizes (smart) and the 2..8-lane row kernels in
     /// double spill 250-500 bytes under that bound (ptxas -v, sm_90), so they get 6 blocks (40
-    /// registers, no spills; a bound of 1 let ptxas unroll them to 108-116 registers). The per-item
-    /// automatic kernel keeps the plain bound: it gets 40 registers unspilled that way, but spills
-    /// 208 bytes in float when asked for 6 blocks. The row and ELL kernels that pack several items per
-    /// block (SparsePolicy::team_size) compute their item index, which spilled 24-64 bytes at 32
-    /// registers; they get 6 blocks too (no spills, except 36-44 bytes for smart per item).
+    /// registers, no spills; a bound of 1 let ptxas unroll them to 108-116 registers). The row and ELL
+    /// kernels that pack several items per block (SparsePolicy::team_size) compute their item index,
+    /// which spilled 24-64 bytes at 32 registers; they get 6 blocks too (no spills, except 36-44 bytes
+    /// for smart per item).
     static constexpr int min_blocks_per_sm = 8;
     static constexpr int branching_min_blocks_per_sm = 6;
     static constexpr int rows_min_blocks_per_sm(int subwarp_size, bool packed)
@@ -183,6 +182,21 @@ __device__ const T* load_item_b(const Operands<T>& op, std::int64_t item, int co
     return staged;
 }
 
+/**
+ * load_item_b in a kernel compiled for one path (`staged`, which must equal op.staged). On the staged path
+ * it returns the staging array itself, so that once inlined the compiler knows the loads of b_i to be
+ * shared-memory loads (ld.shared, 32-bit addresses) instead of generic ones through a pointer that may
+ * point either way (csr_stream_item says what that gained). The row kernels, given this in both paths
+ * of one kernel, got 5-20% slower (stream_issue_ab_h100.log), so they keep load_item_b.
+ */
+template <bool staged, typename T>
+__device__ __forceinline__ const T* item_b_on_path(const Operands<T>& op, std::int64_t item, int cols)
+{
+    extern __shared__ __align__(16) unsigned char staging_storage[];
+    const T* item_b = load_item_b(op, item, cols);
+    return staged ? reinterpret_cast<const T*>(staging_storage) : item_b;
+}
+
 /// Where item `item`'s arrays start (shared patterns are stored once, at offset 0).
 struct ItemOffsets {
     int rows;
@@ -254,7 +268,6 @@ struct CsrView {
     const C* col_idxs;
     const I* row_ptrs;
     const I* balanced_row_starts;
-    const std::int32_t* item_kernels;
     const std::int64_t* work_order;
 };
 
@@ -273,8 +286,7 @@ CsrView<T, I, C> view_of(const ::larch::batch::Csr<T, I>& a)
             layout.get_const_stored_offsets(), layout.get_const_row_offsets(),
             layout.has_shared_pattern(), a.get_const_values(),
             col_idxs,                    a.get_const_row_ptrs(),
-            a.get_const_balanced_row_starts(), a.get_const_item_kernels(),
-            layout.get_const_work_order()};
+            a.get_const_balanced_row_starts(), layout.get_const_work_order()};
 }
 
 /// The item at `position` of a launch that takes the items in a layout's work order (largest first; null:
@@ -426,9 +438,17 @@ struct CsrRowWalker {
  * nonzero. The products are double-buffered and `carried` is kept for three chunks, so one barrier per
  * chunk suffices (the __syncthreads_count that finds how many rows start in it). Several right-hand
  * sides take one pass over the item each.
+ *
+ * The routine is bound by instruction issue and latency more than by memory (ncu, 1,000 float items of
+ * 1,024 rows and 32 nonzeros per row: 2.6 instructions issued per cycle and SM, 62% of issue slots
+ * busy, DRAM 45% busy; benchmark/results/ncu/batch_spmv_stream_float_h100.txt). Hence b_i is read
+ * through a pointer known to be shared memory (item_b_on_path): through a generic pointer each entry's
+ * load of b_i took 5-19% of the time (stream_issue_ab_h100.log: heterogeneous batch 0.394 -> 0.360 ms
+ * in double, 0.296-0.302 -> 0.239-0.244 in float). The sub-warp arithmetic uses shifts, since a
+ * division by a run-time divisor costs tens of instructions.
  */
 template <typename T, typename I, typename C>
-__device__ void csr_stream_item(const CsrItem<T, I, C>& item, const T* item_b, const Operands<T>& op,
+__device__ __forceinline__ void csr_stream_item(const CsrItem<T, I, C>& item, const T* item_b, const Operands<T>& op,
                                 T* item_x)
 {
     constexpr int entries = SparsePolicy::stream_entries<T>();
@@ -440,32 +460,39 @@ __device__ void csr_stream_item(const CsrItem<T, I, C>& item, const T* item_b, c
     const int threads = blockDim.x;
     const int chunk = threads * entries;
     const int rows = item.at.rows;
+    const int num_rhs = op.num_rhs;
     const I* row_ptrs = item.row_ptrs;
     const int nnz = static_cast<int>(row_ptrs[rows]);
-    int step = 0;  // chunks so far, over all right-hand sides
-    for (int rhs = 0; rhs < op.num_rhs; ++rhs) {
+    int buffer_index = 0;  // chunks so far (over all right-hand sides) % 2
+    int slot = 0;          // and % 3
+    for (int rhs = 0; rhs < num_rhs; ++rhs) {
+        const T* b = item_b + rhs;
         int first_row = 0;  // the first row that starts in this chunk or a later one
-        for (int begin = 0;; begin += chunk, ++step) {
+        for (int begin = 0;; begin += chunk) {
             const int end = min(begin + chunk, nnz);
             const bool last = end == nnz;
-            T* buffer = products[step % 2];
+            T* buffer = products[buffer_index];
+            // entry k of this thread is begin + k * threads + rank, present while k * threads < mine
+            const int mine = end - begin - rank;
+            const T* values = item.values + begin + rank;
+            const C* col_idxs = item.col_idxs + begin + rank;
             T value[entries];
             C col[entries];
 #pragma unroll
             for (int k = 0; k < entries; ++k) {
-                const int nz = begin + k * threads + rank;
-                value[k] = nz < end ? item.values[nz] : T{};
-                col[k] = nz < end ? item.col_idxs[nz] : C{};
+                value[k] = k * threads < mine ? values[k * threads] : T{};
+                col[k] = k * threads < mine ? col_idxs[k * threads] : C{};
             }
+            T* product = buffer + rank;
 #pragma unroll
             for (int k = 0; k < entries; ++k) {
-                if (begin + k * threads + rank < end) {
-                    buffer[k * threads + rank] = value[k] * item_b[col[k] * op.num_rhs + rhs];
+                if (k * threads < mine) {
+                    product[k * threads] = value[k] * b[static_cast<int>(col[k]) * num_rhs];
                 }
             }
             if (rank == 0) {
                 // last read in chunk step - 2, which every thread left before the previous barrier
-                carried_row[step % 3] = -1;
+                carried_row[slot] = -1;
             }
             // How many rows start in this chunk (in the last one: every row left, empty ones
             // included), a block width at a time; the first count is the barrier that publishes the
@@ -480,25 +507,29 @@ __device__ void csr_stream_item(const CsrItem<T, I, C>& item, const T* item_b, c
                     break;
                 }
             }
-            const int previous = (step + 2) % 3;
+            const int previous = slot == 0 ? 2 : slot - 1;
             const int crossing = begin > 0 ? carried_row[previous] : -1;
             const int first_task_row = crossing >= 0 ? crossing : first_row;
             const int tasks = starting + (crossing >= 0 ? 1 : 0);
-            int lanes = 32;
-            while (lanes > 1 && tasks * lanes > threads) {
-                lanes /= 2;
+            int lanes_log2 = 5;
+            while (lanes_log2 > 0 && (tasks << lanes_log2) > threads) {
+                --lanes_log2;
             }
-            const int lane = rank % lanes;
-            // sub-warp g takes rows g, g + threads / lanes, ...: every thread makes the same number of
-            // passes (ceil(tasks / (threads / lanes))), so all lanes reach the shuffles
-            for (int task = rank / lanes; task - rank / lanes < tasks; task += threads / lanes) {
+            const int lanes = 1 << lanes_log2;
+            const int lane = rank & (lanes - 1);
+            const int group = rank >> lanes_log2;
+            const int groups = threads >> lanes_log2;
+            // sub-warp g takes rows g, g + groups, ...: every thread makes the same number of passes
+            // (ceil(tasks / groups)), so all lanes reach the shuffles
+            for (int task = group; task - group < tasks; task += groups) {
                 const bool real = task < tasks;
                 const int row = first_task_row + task;
-                const int row_begin = real ? max(static_cast<int>(row_ptrs[row]), begin) : 0;
-                const int row_end = real ? static_cast<int>(row_ptrs[row + 1]) : 0;
+                const int row_begin = real ? max(static_cast<int>(row_ptrs[row]), begin) : begin;
+                const int row_end = real ? static_cast<int>(row_ptrs[row + 1]) : begin;
                 T sum{};
-                for (int nz = row_begin + lane; nz < min(row_end, end); nz += lanes) {
-                    sum += buffer[nz - begin];
+                const T* stop = buffer + (min(row_end, end) - begin);
+                for (const T* entry = buffer + (row_begin - begin) + lane; entry < stop; entry += lanes) {
+                    sum += *entry;
                 }
                 sum = warp::all_reduce_sum_in_groups(sum, lanes);
                 if (real && lane == 0) {
@@ -506,17 +537,18 @@ __device__ void csr_stream_item(const CsrItem<T, I, C>& item, const T* item_b, c
                         sum += carried_sum[previous];
                     }
                     if (row_end <= end) {
-                        T* out = item_x + std::int64_t{row} * op.num_rhs + rhs;
+                        T* out = item_x + std::int64_t{row} * num_rhs + rhs;
                         *out = op.scale(sum, out);
                     } else {
-                        carried_row[step % 3] = row;
-                        carried_sum[step % 3] = sum;
+                        carried_row[slot] = row;
+                        carried_sum[slot] = sum;
                     }
                 }
             }
             first_row += starting;
+            buffer_index ^= 1;
+            slot = slot == 2 ? 0 : slot + 1;
             if (last) {
-                ++step;
                 break;
             }
         }

@@ -22,13 +22,8 @@ namespace batch {
  * item whatever is chosen). Every kernel runs one thread block per item (Anzt et al. 2017, flexible batched SpMV):
  */
 enum class CsrSpmvKernel {
-    automatic,  ///< per item at creation (get_const_item_kernels), measured on the H100: scalar for a
-                ///< mean row length < 16 (fastest CSR kernel on every short-row batch, e.g. sherman1:
-                ///< scalar 0.221 ms, smart 0.325, balanced 0.436), balanced otherwise. When every item
-                ///< chose the same kernel the batch runs one fixed kernel, so a uniform batch pays nothing
-                ///< for the choice: scalar, or stream where every item has long rows (the fastest there,
-                ///< e.g. density 32/row unbalanced, double: stream 0.200, balanced 0.225;
-                ///< get_automatic_kernel)
+    automatic,  ///< one fixed kernel per batch, chosen at creation (get_automatic_kernel): scalar
+                ///< where every item's rows hold fewer than 16 nonzeros on average, stream otherwise
     scalar,     ///< one thread per row
     vector,     ///< one 32-lane warp per row, warp reduction
     smart,      ///< one sub-warp per row, its size the power of two nearest the item's nnz / rows
@@ -140,19 +135,9 @@ public:
     {
         return balanced_row_starts_.get_const_data();
     }
-    /// Executor memory, one entry per item: the kernel automatic runs it with, as
-    /// static_cast<int>(CsrSpmvKernel::scalar) or ::balanced.
-    const std::int32_t* get_const_item_kernels() const noexcept
-    {
-        return item_kernels_.get_const_data();
-    }
-    /// The fixed kernel automatic runs the whole batch with when every item chose the same kernel (scalar,
-    /// or stream for balanced items), automatic when the items differ (the per-item kernel then branches on
-    /// get_const_item_kernels).
+    /// The kernel automatic runs the batch with: scalar when every item's rows hold fewer than 16
+    /// nonzeros on average, stream otherwise (core/batch/csr.cpp gives the measurements).
     CsrSpmvKernel get_automatic_kernel() const noexcept { return automatic_kernel_; }
-    /// How many items chose balanced (mean row length >= 16; host data): the per-item kernel runs them
-    /// balanced, a batch of only such items runs stream.
-    size_type get_num_balanced_items() const noexcept { return num_balanced_items_; }
     /// Nonzeros per row over the whole batch (total nnz / total rows; host data).
     double get_mean_row_nnz() const noexcept { return mean_row_nnz_; }
     /// The longest row of any item (host data).
@@ -165,7 +150,7 @@ protected:
 
 private:
     Csr(SparseLayout layout, array<T> values, array<I> col_idxs, array<std::uint16_t> narrow_col_idxs,
-        array<I> row_ptrs, array<I> balanced_row_starts, array<std::int32_t> item_kernels);
+        array<I> row_ptrs, array<I> balanced_row_starts);
     /// Items [first, last) as coordinate data, copying only their part of the arrays to the host.
     std::vector<matrix_data<T, I>> to_data(size_type first, size_type last) const;
     /// The kernel launch of both applies, after validation.
@@ -177,9 +162,7 @@ private:
     array<std::uint16_t> narrow_col_idxs_;
     array<I> row_ptrs_;
     array<I> balanced_row_starts_;
-    array<std::int32_t> item_kernels_;
-    size_type num_balanced_items_ = 0;
-    CsrSpmvKernel automatic_kernel_ = CsrSpmvKernel::automatic;
+    CsrSpmvKernel automatic_kernel_ = CsrSpmvKernel::scalar;
     double mean_row_nnz_ = 0.0;
     size_type max_row_nnz_ = 0;
     CsrSpmvKernel kernel_ = CsrSpmvKernel::automatic;
