@@ -448,8 +448,8 @@ struct CsrRowWalker {
  * division by a run-time divisor costs tens of instructions.
  */
 template <typename T, typename I, typename C>
-__device__ __forceinline__ void csr_stream_item(const CsrItem<T, I, C>& item, const T* item_b, const Operands<T>& op,
-                                T* item_x)
+__device__ __forceinline__ void csr_stream_item(const CsrItem<T, I, C>& item, const T* item_b,
+                                                const Operands<T>& op, T* item_x)
 {
     constexpr int entries = SparsePolicy::stream_entries<T>();
     __shared__ T products[2][SparsePolicy::max_block_size * entries];
@@ -491,7 +491,7 @@ __device__ __forceinline__ void csr_stream_item(const CsrItem<T, I, C>& item, co
                 }
             }
             if (rank == 0) {
-                // last read in chunk step - 2, which every thread left before the previous barrier
+                // last read two chunks ago, which every thread left before the previous barrier
                 carried_row[slot] = -1;
             }
             // How many rows start in this chunk (in the last one: every row left, empty ones
