@@ -75,8 +75,11 @@ public:
     /// Rows x columns of every operator, item by item (host data).
     virtual const std::vector<dim2>& get_item_sizes() const = 0;
     /// An id of get_item_sizes() (the layout's, ItemLayout::get_id): whenever the sizes change, so does
-    /// the id, and one id means the same sizes. apply() remembers the ids whose sizes it checked.
-    virtual std::uint64_t get_item_sizes_id() const = 0;
+    /// the id, and one id means the same sizes. apply() remembers the ids whose sizes it checked. The
+    /// default draws a new id on every call, so an operator that does not override it gets its
+    /// per-item size checks on every apply (correct whatever its sizes do, at one pass over the items);
+    /// larch's operators return their layout's id.
+    virtual std::uint64_t get_item_sizes_id() const { return detail::new_layout_id(); }
     /// Rows x columns of operator `item`.
     dim2 get_item_size(size_type item) const { return get_item_sizes().at(item); }
     /// A short name for messages ("batch::Dense<double>", ...).
