@@ -102,6 +102,8 @@ protected:
 private:
     /// The per-item part of validate_apply (b and x have as many items as the operator).
     void check_item_sizes(const Vector<T>& b, const Vector<T>& x) const;
+    /// "<type name>::apply", the prefix of the checks' messages (built only when one fails).
+    std::string message_prefix() const;
 
     std::shared_ptr<const Executor> exec_;
     mutable detail::CheckedLayouts checked_;
