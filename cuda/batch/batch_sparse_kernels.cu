@@ -86,30 +86,25 @@ __global__ void __launch_bounds__(SparsePolicy::max_block_size,
     }
 }
 
-/// Balanced: x_i scaled by beta, then each 32-lane group sums its equal share of the nonzeros.
 template <typename T, typename I, typename C>
-__device__ void csr_balanced_item(const CsrView<T, I, C>& a, std::int64_t index,
-                                  const CsrItem<T, I, C>& item, const Operands<T>& op, T* item_x)
+__global__ void __launch_bounds__(SparsePolicy::max_block_size, SparsePolicy::min_blocks_per_sm)
+    csr_balanced_kernel(CsrView<T, I, C> a, Operands<T> op)
 {
+    // One block per item: x_i scaled by beta, then each 32-lane group sums its equal share of the
+    // nonzeros (segments taken by the groups in turn, segmented scan).
+    const std::int64_t index = ordered_item(a.work_order);
+    const auto item = csr_item(a, index);
+    T* item_x = op.item_x(index);
     scale_item_x(item.at.rows, op, item_x);
     const T* item_b = load_item_b(op, index, item.at.cols);
     const I* segment_rows = a.balanced_row_starts + index * (SparsePolicy::segments + 1);
     const I* row_ptrs = item.row_ptrs;
     accumulate_row_runs(
-        static_cast<int>(item.row_ptrs[item.at.rows]), item.values, item.col_idxs,
+        static_cast<int>(row_ptrs[item.at.rows]), item.values, item.col_idxs,
         [row_ptrs, segment_rows](int segment) {
             return CsrRowWalker<I>{row_ptrs, static_cast<int>(segment_rows[segment])};
         },
         item_b, op, item_x);
-}
-
-template <typename T, typename I, typename C>
-__global__ void __launch_bounds__(SparsePolicy::max_block_size, SparsePolicy::min_blocks_per_sm)
-    csr_balanced_kernel(CsrView<T, I, C> a, Operands<T> op)
-{
-    // One block per item, its equal nonzero segments taken by the 32-lane groups in turn (segmented scan).
-    const std::int64_t index = ordered_item(a.work_order);
-    csr_balanced_item(a, index, csr_item(a, index), op, op.item_x(index));
 }
 
 template <bool staged, typename T, typename I, typename C>
