@@ -4,6 +4,7 @@
 #include <algorithm>
 #include <string>
 
+#include "core/base/number_text.hpp"
 #include "core/base/reduction_completion.hpp"
 #include "core/components/instantiation.hpp"
 #include "core/matrix/dense_kernels.hpp"
@@ -21,7 +22,7 @@ Bicgstab<T>::Bicgstab(std::shared_ptr<const Executor> exec, const parameters_typ
     LARCH_ENSURE(parameters.check_interval >= 1, BadInput,
                  "Bicgstab::generate: check_interval must be >= 1, got 0");
     LARCH_ENSURE(parameters.kappa >= 0 && parameters.kappa <= 1, BadInput,
-                 "Bicgstab::generate: kappa must be in [0, 1], got " + std::to_string(parameters.kappa));
+                 "Bicgstab::generate: kappa must be in [0, 1], got " + detail::number_text(parameters.kappa));
 }
 
 template <typename T>

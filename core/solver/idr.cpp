@@ -6,6 +6,7 @@
 #include <algorithm>
 #include <cmath>
 
+#include "core/base/number_text.hpp"
 #include "core/base/reduction_completion.hpp"
 #include "core/components/instantiation.hpp"
 #include "core/solver/column_state.hpp"
@@ -25,7 +26,7 @@ Idr<T>::Idr(std::shared_ptr<const Executor> exec, const parameters_type& paramet
     LARCH_ENSURE(parameters.subspace_dim >= 1, BadInput, "Idr::generate: subspace_dim must be >= 1, got 0");
     LARCH_ENSURE(parameters.check_interval >= 1, BadInput, "Idr::generate: check_interval must be >= 1, got 0");
     LARCH_ENSURE(parameters.kappa >= 0 && parameters.kappa <= 1, BadInput,
-                 "Idr::generate: kappa must lie in [0, 1], got " + std::to_string(parameters.kappa));
+                 "Idr::generate: kappa must lie in [0, 1], got " + detail::number_text(parameters.kappa));
     using Dense = matrix::Dense<T>;
     const auto n = this->get_size().rows;
     // On an operator spread over processes the shadow vectors span the whole vector: each process holds
@@ -71,7 +72,7 @@ Idr<T>::Idr(std::shared_ptr<const Executor> exec, const parameters_type& paramet
         // k < s <= n random vectors are independent with probability one; a zero norm would mean a broken
         // generator, not bad input.
         LARCH_ENSURE(norm > 0 && std::isfinite(norm), NotSupported,
-                     "Idr::generate: shadow vector " + std::to_string(k) + " has norm " + std::to_string(norm));
+                     "Idr::generate: shadow vector " + std::to_string(k) + " has norm " + detail::number_text(norm));
         row->scale(static_cast<T>(1.0 / norm));
         shadow_space_.push_back(std::move(row));
     }

@@ -6,6 +6,7 @@
 #include <cmath>
 #include <limits>
 
+#include "core/base/number_text.hpp"
 #include "core/base/reduction_completion.hpp"
 #include "core/components/instantiation.hpp"
 #include "larch/preconditioner/apply_with_dot.hpp"
@@ -374,7 +375,7 @@ void IterativeSolver<T>::end_iterate(ColumnSolve& solve, const IterationOutcome&
         }
         return finish(solve, stop::Reason::residual_gap,
                       "the recursive residual met the tolerance but the true residual " +
-                          std::to_string(residual_norm) + " exceeds " + std::to_string(status.threshold) +
+                          detail::number_text(residual_norm) + " exceeds " + detail::number_text(status.threshold) +
                           " after " + std::to_string(status.residual_replacements) +
                           " restarts from the true residual",
                       residual_norm);

@@ -5,6 +5,7 @@
 #include <cmath>
 #include <sstream>
 
+#include "core/base/number_text.hpp"
 #include "larch/base/exception.hpp"
 
 namespace larch {
@@ -41,7 +42,7 @@ double checked_nonnegative(const char* name, double value, bool allow_infinity =
 {
     if (std::isnan(value) || value < 0 || (std::isinf(value) && !allow_infinity)) {
         LARCH_THROW(BadInput, std::string{"stop::"} + name + ": expected a finite value >= 0, got " +
-                                  std::to_string(value));
+                                  detail::number_text(value));
     }
     return value;
 }
@@ -50,7 +51,8 @@ double checked_nonnegative(const char* name, double value, bool allow_infinity =
 
 Criterion max_iterations(size_type count)
 {
-    return {Criterion::Kind::max_iterations, static_cast<double>(count)};
+    // kept as an integer: a count near 2^64 does not survive a trip through a double
+    return {Criterion::Kind::max_iterations, 0.0, count};
 }
 
 Criterion relative_residual(double tolerance)
@@ -108,7 +110,7 @@ void Criteria::add(const Criterion& criterion)
     using Kind = Criterion::Kind;
     switch (criterion.kind) {
     case Kind::max_iterations:
-        max_iterations_ = std::min(max_iterations_, static_cast<size_type>(criterion.value));
+        max_iterations_ = std::min(max_iterations_, criterion.iterations);
         break;
     case Kind::time_limit:
         time_limit_ = std::min(time_limit_, checked_nonnegative("time_limit", criterion.value, true));
@@ -123,10 +125,10 @@ void Criteria::add(const Criterion& criterion)
         absolute_ = std::max(absolute_, checked_nonnegative("absolute_residual", criterion.value));
         break;
     case Kind::divergence:
-        divergence_.push_back(divergence(criterion.value, criterion.window));
+        divergence_.push_back(divergence(criterion.value, criterion.iterations));
         break;
     case Kind::stagnation:
-        stagnation_.push_back(stagnation(criterion.window, criterion.value));
+        stagnation_.push_back(stagnation(criterion.iterations, criterion.value));
         break;
     }
 }
@@ -181,11 +183,11 @@ std::string Criteria::describe() const
         add_term("time_limit", time_limit_);
     }
     for (const auto& growth : divergence_) {
-        text << separator << "divergence " << growth.value << " " << growth.window;
+        text << separator << "divergence " << growth.value << " " << growth.iterations;
         separator = " or ";
     }
     for (const auto& window : stagnation_) {
-        text << separator << "stagnation " << window.window << " " << window.value;
+        text << separator << "stagnation " << window.iterations << " " << window.value;
         separator = " or ";
     }
     return text.str().empty() ? std::string{"(none)"} : text.str();
@@ -194,10 +196,10 @@ std::string Criteria::describe() const
 ProgressTracker::ProgressTracker(const Criteria& criteria, double initial_residual_norm)
 {
     for (const auto& criterion : criteria.get_divergence()) {
-        growths_.push_back({criterion.window, criterion.value * initial_residual_norm});
+        growths_.push_back({criterion.iterations, criterion.value * initial_residual_norm});
     }
     for (const auto& criterion : criteria.get_stagnation()) {
-        windows_.push_back({criterion.window, 1 - criterion.value, initial_residual_norm});
+        windows_.push_back({criterion.iterations, 1 - criterion.value, initial_residual_norm});
     }
 }
 

@@ -3,6 +3,7 @@
 
 #include <chrono>
 #include <limits>
+#include <string>
 
 #include "larch/base/exception.hpp"
 #include "larch/stop/criterion.hpp"
@@ -32,6 +33,25 @@ TEST(Criteria, KeepsTheSmallestLimits)
     EXPECT_EQ(criteria.describe(), "max_iterations 30 or time_limit 5");
 }
 
+TEST(Criteria, KeepsAnIterationLimitNearTheLargestCountExactly)
+{
+    constexpr auto largest = std::numeric_limits<larch::size_type>::max();
+    // 2^64 - 2 has no double of its own: through a double it became 2^64, whose conversion back is undefined
+    EXPECT_EQ(Criteria{{max_iterations(largest - 1)}}.get_max_iterations(), largest - 1);
+    EXPECT_TRUE(Criteria{{max_iterations(largest - 1)}}.is_bounded());
+    EXPECT_FALSE(Criteria{{max_iterations(largest)}}.is_bounded());  // the largest count means no limit
+}
+
+TEST(Criteria, NamesTheRejectedValueWithItsDigits)
+{
+    try {
+        relative_residual(-1e-20);
+        FAIL() << "no exception";
+    } catch (const larch::BadInput& error) {
+        EXPECT_NE(std::string{error.what()}.find("got -1e-20"), std::string::npos) << error.what();
+    }
+}
+
 TEST(Criteria, RejectsNegativeAndNonFiniteTolerances)
 {
     EXPECT_THROW(relative_residual(-1e-9), larch::BadInput);
@@ -45,9 +65,9 @@ TEST(Criteria, KeepsTheSmallestDivergenceFactorAndEveryStagnationWindow)
 {
     Criteria criteria{{divergence(1e6), divergence(1e3, 2), stagnation(50, 0.01), stagnation(10)}};
     ASSERT_EQ(criteria.get_divergence().size(), 2u);
-    EXPECT_EQ(criteria.get_divergence()[0].window, 200u);  // the default: 200 consecutive iterations
+    EXPECT_EQ(criteria.get_divergence()[0].iterations, 200u);  // the default: 200 consecutive iterations
     ASSERT_EQ(criteria.get_stagnation().size(), 2u);
-    EXPECT_EQ(criteria.get_stagnation()[1].window, 10u);
+    EXPECT_EQ(criteria.get_stagnation()[1].iterations, 10u);
     EXPECT_EQ(criteria.describe(),
               "divergence 1e+06 200 or divergence 1000 2 or stagnation 50 0.01 or stagnation 10 0.001");
     EXPECT_FALSE(criteria.is_bounded());

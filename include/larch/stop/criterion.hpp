@@ -40,13 +40,15 @@ struct Criterion {
         stagnation
     };
     Kind kind;
-    /// The tolerance, limit or factor; for stagnation the relative decrease that counts as progress.
+    /// The tolerance, time limit or factor; for stagnation the relative decrease that counts as progress.
     double value;
-    /// Divergence: consecutive iterations above the factor that stop; stagnation: iterations without progress.
-    size_type window = 0;
+    /// Max_iterations: the limit; divergence: consecutive iterations above the factor that stop;
+    /// stagnation: iterations without progress.
+    size_type iterations = 0;
 };
 
-/// Stop after `count` iterations (an iteration is one application of the system matrix's Krylov step).
+/// Stop after `count` iterations (an iteration is one application of the system matrix's Krylov step); the
+/// largest size_type means no limit.
 Criterion max_iterations(size_type count);
 /// Converged when ||b - Ax|| <= tolerance * ||b||.
 Criterion relative_residual(double tolerance);
