@@ -45,7 +45,9 @@ std::vector<stop::Criterion> read_criteria(const ObjectReader& parent)
                         {"max_iterations", "relative_residual", "initial_residual", "absolute_residual",
                          "time_limit", "divergence", "stagnation"}};
     if (reader.has("max_iterations")) {
-        criteria.push_back(stop::max_iterations(reader.get_count("max_iterations")));
+        // the largest count would mean no limit (stop::max_iterations)
+        criteria.push_back(stop::max_iterations(
+            reader.get_count("max_iterations", 0, std::numeric_limits<size_type>::max() - 1)));
     }
     if (reader.has("relative_residual")) {
         criteria.push_back(stop::relative_residual(reader.get_number("relative_residual", 0, infinity)));
@@ -254,6 +256,8 @@ std::unique_ptr<solver::SolverFactory<T>> create_solver_factory(const nlohmann::
     }
     fail("/type", "unknown solver \"" + type + "\"; valid types are cg, bicgstab, idr, gmres");
 }
+
+nlohmann::json parse_json(const std::string& text) { return detail::parse_strictly(text); }
 
 template <typename T>
 std::unique_ptr<solver::SolverFactory<T>> parse_solver_config(const std::string& json_text,

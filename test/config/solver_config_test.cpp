@@ -5,6 +5,8 @@
 #include <fstream>
 #include <stdexcept>
 #include <string>
+#include <utility>
+#include <vector>
 
 #include <nlohmann/json.hpp>
 
@@ -106,9 +108,9 @@ TEST_F(SolverConfig, ReadsTheDivergenceAndStagnationCriteria)
         R"({"type": "cg", "criteria": {"max_iterations": 50, "divergence": {"iterations": 3}}})", exec)->generate(a);
     ASSERT_EQ(patient->get_criteria().get_divergence().size(), 1u);
     EXPECT_EQ(patient->get_criteria().get_divergence()[0].value, 1e5);
-    EXPECT_EQ(patient->get_criteria().get_divergence()[0].window, 3u);
+    EXPECT_EQ(patient->get_criteria().get_divergence()[0].iterations, 3u);
     ASSERT_EQ(solver->get_criteria().get_stagnation().size(), 1u);
-    EXPECT_EQ(solver->get_criteria().get_stagnation()[0].window, 200u);
+    EXPECT_EQ(solver->get_criteria().get_stagnation()[0].iterations, 200u);
     EXPECT_EQ(solver->get_criteria().get_stagnation()[0].value, 0.01);
     expect_error(R"({"type": "cg", "criteria": {"max_iterations": 5, "divergence": 0.5}})",
                  "/criteria/divergence: expected a number in [1");
@@ -194,12 +196,33 @@ TEST_F(SolverConfig, OverflowingNumbersAndDuplicateKeysNameTheirPath)
     expect_error(R"({"type": "cg", "type": "cg", "criteria": {"max_iterations": 5}})", "/type: duplicate key");
     expect_error(R"({"type": "cg", "criteria": {"max_iterations": 18446744073709551616}})",
                  "/criteria/max_iterations: expected a non-negative integer");
+    // the largest count would mean no limit
+    expect_error(R"({"type": "cg", "criteria": {"max_iterations": 18446744073709551615}})",
+                 "/criteria/max_iterations: expected an integer in [0, 18446744073709551614]");
     // checked when read, not at generate
     EXPECT_THROW(larch::config::parse_solver_config<double>(
                      R"({"type": "cg", "criteria": {"max_iterations": 5},
                          "preconditioner": {"type": "block_jacobi", "max_block_size": 0}})",
                      exec),
                  larch::BadInput);
+}
+
+// The same parser for a program that completes a description itself before passing it on.
+TEST(ParseJson, RejectsWhatTheSolverConfigurationsReject)
+{
+    EXPECT_EQ(larch::config::parse_json(R"({"type": "cg", "criteria": {"max_iterations": 5}})")["type"], "cg");
+    for (const auto& [text, fragment] :
+         std::vector<std::pair<std::string, std::string>>{{R"({"type": "cg", "type": "gmres"})", "/type: duplicate key"},
+                                                          {R"({"criteria": {"tolerance": 1e999}})",
+                                                           "/criteria/tolerance: malformed JSON"},
+                                                          {R"({"type": )", "malformed JSON"}}) {
+        try {
+            larch::config::parse_json(text);
+            ADD_FAILURE() << "no exception for " << text;
+        } catch (const larch::BadInput& error) {
+            EXPECT_NE(std::string{error.what()}.find(fragment), std::string::npos) << error.what();
+        }
+    }
 }
 
 // The parser behind the solver configurations, called with its own error as the benchmark driver calls it.

@@ -24,10 +24,14 @@ namespace config {
  * - "type": "cg" | "bicgstab" | "idr" | "gmres"
  * - "criteria": {"max_iterations": integer, "relative_residual": number, "initial_residual": number,
  *   "absolute_residual": number, "time_limit": seconds, "divergence": factor >= 1 or
- *   {"factor": number >= 1, default 1e5, "iterations": integer >= 1, default 10} (stop::divergence),
+ *   {"factor": number >= 1, default 1e5, "iterations": integer >= 1, default 200} (stop::divergence),
  *   "stagnation": {"window": integer >= 1, "relative_decrease": number in [0, 1), default 1e-3}
  *   (stop::stagnation)}; a solve needs max_iterations or time_limit (checked when the description is read)
- * - "preconditioner": {"type": "block_jacobi", "max_block_size": integer} or {"type": "none"}
+ * - "preconditioner": {"type": "none"} or {"type": "block_jacobi", "max_block_size": integer >= 1,
+ *   "algorithm": "gauss_jordan" | "gauss_huard" | "gauss_huard_transposed", "storage_precision": "working" |
+ *   "adaptive", "accuracy": number in (0, 1], "on_singular_block": "fallback" | "throw", "extraction":
+ *   "cached" | "shared", "row_matching": "automatic" | "none" | "maximum_product"}, each field
+ *   but "type" optional with preconditioner::BlockJacobi's default
  * - "max_residual_replacements": integer (restarts from the true residual; default 5)
  * - "monitor": true or {"every": integer >= 1}: progress on standard output every k iterations (log::Stream)
  * - idr only: "subspace_dim" (integer >= 1, default 4), "seed" (integer < 2^32, default 42); idr and
@@ -43,6 +47,14 @@ namespace config {
 template <typename T>
 std::unique_ptr<solver::SolverFactory<T>> create_solver_factory(const nlohmann::json& description,
                                                                 std::shared_ptr<const Executor> exec);
+
+/**
+ * `text` parsed as JSON as every configuration reader of larch parses it: BadInput naming the JSON path
+ * for malformed JSON, for a number that overflows a double (e.g. 1e400) and for a key that appears twice
+ * in one object (nlohmann::json::parse keeps the last). For programs that complete a description before
+ * passing it to create_solver_factory.
+ */
+nlohmann::json parse_json(const std::string& text);
 
 /// As above from JSON text; malformed JSON throws BadInput with the parser's message.
 template <typename T>
