@@ -109,7 +109,9 @@ std::vector<IterationOutcome> Gmres<T>::iterate_columns(const matrix::Dense<T>& 
     const auto& a = *this->get_system_matrix();
     const auto n = this->get_size().rows;
     const auto cols = monitors.size();
-    const auto m = parameters_.restart;
+    // A Krylov space cannot grow past n: a longer restart would only allocate memory (its Hessenberg
+    // matrices grow with m^2) for steps that never come.
+    const auto m = std::min(parameters_.restart, std::max<size_type>(n, 1));
     const kernels::GmresLayout layout{m, cols};
     auto basis = Dense::create(exec, dim2{m + 1, n * cols});
     // Basis vector j of every column as an n x cols block (a view: the basis keeps the memory).

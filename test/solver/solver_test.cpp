@@ -221,6 +221,25 @@ TEST(SolverParameters, DesignExampleBuildsAndSolves)
     EXPECT_NE(solver->get_preconditioner(), nullptr);
 }
 
+TEST(SolverParameters, GmresRestartLongerThanTheSystemRunsAsItsOrder)
+{
+    auto exec = larch::make_executor("reference");
+    auto a = larch::share(Csr::create(
+        exec, larch::matrix_data<double, std::int32_t>{larch::dim2{2}, {{0, 0, 2}, {0, 1, 1}, {1, 1, 4}}}));
+    // a restart of 10^9 asked for about 4 * 10^18 bytes of Hessenberg matrices before it was capped at n
+    auto solver = larch::solver::Gmres<double>::build()
+                      .with_restart(1000000000)
+                      .with_criteria(larch::stop::max_iterations(10), larch::stop::relative_residual(1e-12))
+                      .on(exec)
+                      ->generate(a);
+    auto b = Dense::create(exec, {{3}, {4}});
+    auto x = Dense::create(exec, {{0}, {0}});
+    solver->apply(b, x);
+    EXPECT_EQ(solver->get_status().reason, larch::stop::Reason::converged);
+    EXPECT_NEAR(x->at(0, 0), 1.0, 1e-10);
+    EXPECT_NEAR(x->at(1, 0), 1.0, 1e-10);
+}
+
 TEST(SolverParameters, InvalidSolverParametersThrowBadInput)
 {
     auto exec = larch::make_executor("reference");

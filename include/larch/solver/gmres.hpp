@@ -42,7 +42,8 @@ public:
     class Factory;
     struct parameters_type : solver_parameters<parameters_type>,
                              enable_parameters<parameters_type, Factory> {
-        /// m, the Krylov dimension after which the method restarts (>= 1).
+        /// m, the Krylov dimension after which the method restarts (>= 1); a restart above the system's
+        /// order n runs as n, since the Krylov space cannot grow past it.
         size_type restart = 30;
         /// k, the iterations between two reads of the residual estimates by the host (>= 1; the reads also
         /// happen at the end of every cycle). One read costs a synchronization with the executor (about 10
