@@ -4,11 +4,14 @@
 #include <cerrno>
 #include <cmath>
 #include <cstring>
+#include <filesystem>
 #include <fstream>
 #include <istream>
 #include <limits>
 #include <string>
 #include <string_view>
+#include <system_error>
+#include <vector>
 
 #include "core/io/number_parsing.hpp"
 #include "larch/io/matrix_market.hpp"
@@ -32,6 +35,11 @@ const char* const banner_syntax =
 // Never reserve more than this many entries up front: the header's count is only trusted as far as the
 // entries actually present in the file (a corrupt count must not allocate gigabytes).
 constexpr size_type max_reserved_entries = size_type{1} << 20;
+
+// A Matrix Market line holds the banner, a comment, the size line or one entry. Lines are read up to this
+// length, so that a file of another kind (binary, compressed, /dev/zero) is rejected at its first long
+// line instead of being read into memory whole.
+constexpr std::size_t max_line_length = std::size_t{1} << 16;
 
 std::string lower_case(std::string_view text)
 {
@@ -78,13 +86,24 @@ public:
     /// The next line (CR of a CRLF end removed); false at the end of the stream.
     bool next_line()
     {
-        if (!std::getline(stream_, line_)) {
-            if (stream_.bad()) {
-                fail("the stream could not be read after this line");
+        stream_.getline(buffer_.data(), static_cast<std::streamsize>(buffer_.size()));
+        const auto extracted = static_cast<std::size_t>(stream_.gcount());
+        if (stream_.bad()) {
+            fail(line_number_ == 0 ? "the input could not be read"
+                                   : "the stream could not be read after this line");
+        }
+        if (stream_.fail()) {
+            if (extracted == 0) {
+                return false;  // the end of the stream
             }
-            return false;
+            ++line_number_;
+            fail("the line is longer than " + std::to_string(max_line_length) +
+                 " characters, which no Matrix Market banner, comment, size line or entry needs");
         }
         ++line_number_;
+        // the newline counts in `extracted` but is not stored; the last line of a file may have none
+        const auto length = stream_.eof() ? extracted : extracted - 1;
+        line_.assign(buffer_.data(), length);
         if (!line_.empty() && line_.back() == '\r') {
             line_.pop_back();
         }
@@ -123,6 +142,7 @@ public:
 private:
     std::istream& stream_;
     const std::string& source_name_;
+    std::vector<char> buffer_ = std::vector<char>(max_line_length + 1);
     std::string line_;
     size_type line_number_ = 0;
 };
@@ -237,22 +257,36 @@ SizeLine parse_size_line(LineScanner& scanner, const Banner& banner)
         size.num_stored = next_count("entries");
     }
     scanner.expect_line_end(tokens, "the size line " + syntax);
+    // The formats built from the data need one more than the largest index (CSR's row pointers end at
+    // the count of entries, and a row count of the maximum leaves no end), so the limits are < and <=.
     const auto max_index = static_cast<size_type>(std::numeric_limits<I>::max());
-    if (size.rows > max_index || size.cols > max_index) {
+    if (size.rows >= max_index || size.cols >= max_index) {
         scanner.fail("the size " + std::to_string(size.rows) + " x " + std::to_string(size.cols) +
-                     " does not fit the index type " + type_name<I>() + " (at most " +
+                     " does not fit the index type " + type_name<I>() + " (fewer than " +
                      std::to_string(max_index) + " rows and columns)");
     }
     if (banner.symmetry != Symmetry::general && size.rows != size.cols) {
         scanner.fail("a symmetric or skew-symmetric matrix must be square, but the size line gives " +
                      std::to_string(size.rows) + " rows and " + std::to_string(size.cols) + " columns");
     }
+    // rows x cols (or the triangle's n (n + 1)) checked against the index type before it is formed: with
+    // 64-bit indices the product can overflow 64 bits
+    const auto values_of = [&](size_type first, size_type second) {
+        if (first != 0 && second > max_index / first) {
+            scanner.fail("an array of " + std::to_string(size.rows) + " x " + std::to_string(size.cols) +
+                         " holds more values than the index type " + type_name<I>() + " can count (" +
+                         std::to_string(max_index) + ")");
+        }
+        return first * second;
+    };
     if (!coordinate) {
-        // Both factors fit in the index type, so these products cannot overflow 64 bits.
         const auto n = size.rows;
-        size.num_stored = banner.symmetry == Symmetry::general     ? size.rows * size.cols
-                          : banner.symmetry == Symmetry::symmetric ? n * (n + 1) / 2
-                                                                   : (n == 0 ? 0 : n * (n - 1) / 2);
+        size.num_stored = banner.symmetry == Symmetry::general     ? values_of(size.rows, size.cols)
+                          : banner.symmetry == Symmetry::symmetric ? values_of(n, n + 1) / 2
+                                                                   : (n == 0 ? 0 : values_of(n, n - 1) / 2);
+    } else if (size.num_stored > max_index) {
+        scanner.fail("the entry count " + std::to_string(size.num_stored) + " does not fit the index type " +
+                     type_name<I>() + " (at most " + std::to_string(max_index) + ")");
     }
     return size;
 }
@@ -442,6 +476,11 @@ matrix_data<V, I> read_matrix_market_data(std::istream& stream, const std::strin
 template <typename V, typename I>
 matrix_data<V, I> read_matrix_market_data(const std::string& path)
 {
+    std::error_code ignored;
+    if (std::filesystem::is_directory(path, ignored)) {
+        // a directory opens as a stream whose first read fails
+        LARCH_THROW(BadInput, "read_matrix_market_data: '" + path + "' is a directory, not a Matrix Market file");
+    }
     std::ifstream file{path};
     if (!file) {
         LARCH_THROW(BadInput, "read_matrix_market_data: cannot open '" + path +

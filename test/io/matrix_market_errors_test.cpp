@@ -57,12 +57,19 @@ const std::vector<MalformedCase> malformed_cases{
     {"array size line with a count", array + "2 2 4\n", 2,
      "unexpected text '4' after the size line 'rows columns'"},
     {"size beyond int32", general + "3000000000 1 0\n", 2, "does not fit the index type int32"},
+    // CSR's row pointers need one more than the row count
+    {"size at the int32 maximum", general + "2147483647 1 0\n", 2,
+     "does not fit the index type int32 (fewer than 2147483647 rows and columns)"},
+    {"entry count beyond int32", general + "2 2 3000000000\n1 1 1\n", 2,
+     "the entry count 3000000000 does not fit the index type int32"},
+    {"line too long", general + "3 3 1\n1 1 " + std::string(70000, '1') + "\n", 3,
+     "the line is longer than 65536 characters"},
     {"size beyond int64", general + "99999999999999999999 1 0\n", 2, "is too large"},
     {"non-square symmetric", symmetric + "3 4 1\n", 2, "must be square"},
     {"too few entries", general + "3 3 3\n1 1 1\n% comment\n2 2 2\n", 5,
      "the input ends after 2 of 3 entries"},
-    {"absurd entry count", general + "2 2 999999999999\n1 1 1\n", 3,
-     "the input ends after 1 of 999999999999 entries"},
+    {"absurd entry count", general + "2 2 2000000000\n1 1 1\n", 3,
+     "the input ends after 1 of 2000000000 entries"},
     {"too many entries", general + "3 3 1\n1 1 1\n2 2 2\n", 4,
      "found more entries than the 1 declared on the size line"},
     {"row index zero", general + "3 3 1\n0 1 1\n", 3, "the row index '0' of entry 1 is out of range 1..3"},
@@ -114,6 +121,27 @@ TEST(MatrixMarketErrors, EachMalformedInputThrowsBadInputNamingTheLine)
             const auto where = "Matrix Market 'bad.mtx', line " + std::to_string(malformed.line) + ": ";
             EXPECT_NE(message.find(where), std::string::npos) << message;
             EXPECT_NE(message.find(malformed.expected_text), std::string::npos) << message;
+        }
+    }
+}
+
+TEST(MatrixMarketErrors, RejectsArraysWhoseValueCountOverflowsTheIndexType)
+{
+    // 2^32 x 2^32 values: 2^64, which a 64-bit product wraps to 0 (an empty array)
+    for (const std::string size : {"4294967296 4294967296", "6074001000 6074001000"}) {
+        for (const std::string symmetry : {"general", "symmetric"}) {
+            SCOPED_TRACE(size + " " + symmetry);
+            std::istringstream stream{"%%MatrixMarket matrix array real " + symmetry + "\n" + size + "\n"};
+            try {
+                io::read_matrix_market_data<double, std::int64_t>(stream, "'big.mtx'");
+                ADD_FAILURE() << "no exception";
+            } catch (const larch::BadInput& e) {
+                EXPECT_NE(std::string{e.what()}.find("line 2: an array of " + std::string{size.substr(0, size.find(' '))}),
+                          std::string::npos)
+                    << e.what();
+                EXPECT_NE(std::string{e.what()}.find("holds more values than the index type int64"), std::string::npos)
+                    << e.what();
+            }
         }
     }
 }

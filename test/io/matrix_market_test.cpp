@@ -227,6 +227,17 @@ TEST(MatrixMarketRead, ThrowsBadInputNamingAFileThatCannotBeOpened)
     }
 }
 
+TEST(MatrixMarketRead, ThrowsBadInputNamingADirectoryGivenAsTheFile)
+{
+    const auto directory = ::testing::TempDir();
+    try {
+        io::read_matrix_market_data<double>(directory);
+        FAIL() << "no exception";
+    } catch (const larch::BadInput& e) {
+        EXPECT_NE(std::string{e.what()}.find("'" + directory + "' is a directory"), std::string::npos) << e.what();
+    }
+}
+
 template <typename V>
 matrix_data<V> awkward_values()
 {
