@@ -45,11 +45,15 @@ enum class MatrixMarketFormat { coordinate, array };
  *                     was expected there (banner, size line, entry count, index range, number syntax,
  *                     trailing text, sizes that do not fit the index type I, a diagonal entry in a
  *                     skew-symmetric file, `complex`/`hermitian` files, which larch does not support).
+ *                     Rows and columns must be fewer than I's maximum, and the entries (an array's
+ *                     values) at most that many; a line longer than 65,536 characters is rejected
+ *                     before more of it is read, so a file of another kind is not read into memory.
  */
 template <typename V, typename I = std::int32_t>
 matrix_data<V, I> read_matrix_market_data(std::istream& stream, const std::string& source_name);
 
-/// Reads the Matrix Market file at `path` (see the stream overload); BadInput also if it cannot be opened.
+/// Reads the Matrix Market file at `path` (see the stream overload); BadInput also if it cannot be opened
+/// or is a directory.
 template <typename V, typename I = std::int32_t>
 matrix_data<V, I> read_matrix_market_data(const std::string& path);
 
