@@ -13,7 +13,7 @@ const char* const usage =
     "  --output      where the JSON results go (default: none, only the table is printed)\n"
     "  --matrix-dir  root of the matrix files named in the configuration (default: $LARCH_MATRIX_DIR,\n"
     "                else ../shared/matrices next to the larch sources)\n"
-    "  --executor    run every case on this executor (reference, omp, cuda, cuda:N, hip, best)\n";
+    "  --executor    run every case on this executor (reference, omp, cuda, cuda:N, hip, hip:N, best)\n";
 
 }  // namespace
 
