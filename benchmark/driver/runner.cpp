@@ -3,6 +3,7 @@
 
 #include <chrono>
 #include <ctime>
+#include <filesystem>
 #include <fstream>
 #include <iostream>
 #include <map>
@@ -175,6 +176,20 @@ json read_config(const std::string& path)
         });
 }
 
+/// Throws ConfigError unless a file can be written at `path`; leaves an existing file as it was and creates none,
+/// so that a run that stops early does not leave an empty results file behind.
+void check_writable(const std::string& path)
+{
+    std::error_code error;
+    const bool existed = std::filesystem::exists(path, error);
+    if (!std::ofstream{path, std::ios::app}) {
+        throw ConfigError("cannot write the results file '" + path + "'");
+    }
+    if (!existed) {
+        std::filesystem::remove(path, error);
+    }
+}
+
 std::string current_time()
 {
     const auto now = std::chrono::system_clock::to_time_t(std::chrono::system_clock::now());
@@ -236,6 +251,9 @@ int run_benchmark(const Options& options)
     const auto cases = plan_cases(config, options.executor_override);
     const auto copy_bytes = Fields{config, "config"}.get_integer("copy_bytes", default_copy_bytes,
                                                                   1024, 1LL << 40);
+    if (!options.output_path.empty()) {
+        check_writable(options.output_path);
+    }
     std::cout << "larch_benchmark: " << cases.size() << " case(s) from " << options.config_path
               << ", matrices from " << options.matrix_dir << std::endl;
 
