@@ -91,6 +91,14 @@ void validate_generator(const Fields& source)
         parameter(source, p.name);
     }
     source.check_known(known);
+    if (spec.name == "random_block_diagonal") {
+        const auto min_block = integer(source, "min_block");
+        const auto max_block = integer(source, "max_block");
+        if (max_block < min_block) {
+            source.fail("max_block", "must be at least min_block (" + std::to_string(min_block) + "), not " +
+                                         std::to_string(max_block));
+        }
+    }
 }
 
 std::string generator_name(const Fields& source)

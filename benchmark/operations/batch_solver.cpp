@@ -463,7 +463,7 @@ void validate_batch_solver(const Fields& fields)
     if (std::find(formats.begin(), formats.end(), format) == formats.end()) {
         fields.fail("format", "must be one of " + join(formats) + ", not \"" + format + "\"");
     }
-    fields.get_integer("num_items", 1);
+    const auto num_items = fields.get_integer("num_items", 1);
     fields.get_integer("loop_items", 20, 1, max_integer);
     fields.get_bool("baselines", false);
     fields.get_bool("join_baseline", true);
@@ -489,6 +489,18 @@ void validate_batch_solver(const Fields& fields)
                                                     make_executor("reference"));
     } catch (const BadInput& error) {
         fields.fail("solver", error.get_message());
+    }
+    // The solver compares a per-item tolerance list with the batch only when it runs.
+    const auto solver = fields.get_object("solver");
+    if (solver.has("criteria")) {
+        const auto criteria = solver.get_object("criteria");
+        for (const std::string key : {"relative_residual", "absolute_residual"}) {
+            const auto tolerances = criteria.get_json().value(key, json{});
+            if (tolerances.is_array() && static_cast<long long>(tolerances.size()) != num_items) {
+                criteria.fail(key, "lists " + std::to_string(tolerances.size()) + " tolerances but num_items is " +
+                                       std::to_string(num_items) + "; give one per item");
+            }
+        }
     }
 }
 
