@@ -13,7 +13,9 @@ const char* const usage =
     "  --output      where the JSON results go (default: none, only the table is printed)\n"
     "  --matrix-dir  root of the matrix files named in the configuration (default: $LARCH_MATRIX_DIR,\n"
     "                else ../shared/matrices next to the larch sources)\n"
-    "  --executor    run every case on this executor (reference, omp, cuda, cuda:N, hip, hip:N, best)\n";
+    "  --executor    run every case on this executor (reference, omp, cuda, cuda:N, hip, hip:N, best)\n"
+    "exit code: 0 if every case that ran was correct, 1 if one failed, 2 for a bad configuration or command\n"
+    "line (checked before anything runs)\n";
 
 }  // namespace
 
@@ -26,11 +28,15 @@ int main(int argc, char** argv)
     for (int i = 1; i < argc; ++i) {
         const std::string arg = argv[i];
         const bool has_value = i + 1 < argc;
-        if (arg == "--output" && has_value) {
+        if ((arg == "--output" || arg == "--matrix-dir" || arg == "--executor") && !has_value) {
+            std::cerr << "larch_benchmark: flag " << arg << " needs a value\n" << usage;
+            return 2;
+        }
+        if (arg == "--output") {
             options.output_path = argv[++i];
-        } else if (arg == "--matrix-dir" && has_value) {
+        } else if (arg == "--matrix-dir") {
             options.matrix_dir = argv[++i];
-        } else if (arg == "--executor" && has_value) {
+        } else if (arg == "--executor") {
             options.executor_override = argv[++i];
         } else if (arg == "--list-operations") {
             for (const auto& name : operation_names()) {
