@@ -7,12 +7,14 @@
 //              [--tolerance TOL] [--max-iterations N] [--no-preconditioner] [--rhs ones|uniform]
 //              [--monitor [K]] [--block-size K] [--algorithm gauss_jordan|gauss_huard|gauss_huard_transposed]
 //              [--adaptive-precision] [--divergence FACTOR] [--stagnation WINDOW]
+#include <algorithm>
 #include <cctype>
 #include <cstdio>
 #include <fstream>
 #include <iostream>
 #include <sstream>
 #include <string>
+#include <vector>
 
 #include <nlohmann/json.hpp>
 
@@ -41,7 +43,16 @@ const char* usage =
     "             [--divergence FACTOR]  (stop once the residual stays above FACTOR x the initial one for 200\n"
     "                                     iterations; default 1e5, 0 = off)\n"
     "             [--stagnation WINDOW]  (stop after WINDOW iterations without a 0.1% residual decrease;\n"
-    "                                     default 2000, 0 = off)\n";
+    "                                     default 2000, 0 = off)\n"
+    "With --config the solver and its preconditioner come from the file: --solver, --block-size, --algorithm,\n"
+    "--adaptive-precision and --no-preconditioner are rejected. --tolerance, --max-iterations, --divergence and\n"
+    "--stagnation give the criteria of a file without \"criteria\" and are rejected with one that has them.\n";
+
+// The flags that describe the solver (and so cannot be combined with --config), and those that describe its
+// stopping criteria (which cannot be combined with a --config file that has "criteria").
+const std::vector<std::string> solver_flags{"--solver", "--block-size", "--algorithm", "--adaptive-precision",
+                                            "--no-preconditioner"};
+const std::vector<std::string> criteria_flags{"--tolerance", "--max-iterations", "--divergence", "--stagnation"};
 
 struct Settings {
     std::string matrix_file;
@@ -60,7 +71,20 @@ struct Settings {
     bool adaptive_precision = false;
     double divergence = 1e5;
     size_type stagnation_window = 2000;
+    /// Every flag given, in order.
+    std::vector<std::string> flags;
 };
+
+/// The first of `candidates` among the flags given, or "" if none was.
+std::string first_given(const Settings& settings, const std::vector<std::string>& candidates)
+{
+    for (const auto& flag : settings.flags) {
+        if (std::find(candidates.begin(), candidates.end(), flag) != candidates.end()) {
+            return flag;
+        }
+    }
+    return "";
+}
 
 Settings parse_arguments(int argc, char** argv)
 {
@@ -76,6 +100,9 @@ Settings parse_arguments(int argc, char** argv)
         // The whole value as a count or a finite number (examples/flag_value.hpp says why not std::stoul).
         auto count_value = [&]() { return examples::flag_value<size_type>(arg, value()); };
         auto number_value = [&]() { return examples::flag_value<double>(arg, value()); };
+        if (arg.rfind("-", 0) == 0) {
+            settings.flags.push_back(arg);
+        }
         if (arg == "--generate") {
             settings.generator = value();
         } else if (arg == "--size") {
@@ -112,13 +139,22 @@ Settings parse_arguments(int argc, char** argv)
                 throw BadInput(__FILE__, __LINE__, "--rhs expects ones or uniform, got '" + settings.rhs + "'");
             }
         } else if (arg == "--monitor") {
-            const bool count_follows = i + 1 < argc && std::isdigit(static_cast<unsigned char>(argv[i + 1][0]));
+            // The count is optional: anything but a flag or a file name is taken as the count, so that "-5"
+            // is rejected as a count instead of read as the matrix file.
+            const std::string next = i + 1 < argc ? argv[i + 1] : "--";
+            const bool count_follows = std::isdigit(static_cast<unsigned char>(next[0])) ||
+                                       (next[0] == '-' && next.rfind("--", 0) != 0);
             settings.monitor_every = count_follows ? count_value() : 1;
-        } else if (arg.rfind("--", 0) != 0 && settings.matrix_file.empty()) {
+        } else if (arg.rfind("-", 0) != 0 && settings.matrix_file.empty()) {
             settings.matrix_file = arg;
         } else {
             throw BadInput(__FILE__, __LINE__, "unexpected argument '" + arg + "'\n" + usage);
         }
+    }
+    const auto solver_flag = first_given(settings, solver_flags);
+    if (!settings.config_file.empty() && !solver_flag.empty()) {
+        throw BadInput(__FILE__, __LINE__, solver_flag + " cannot be combined with --config: the solver and its "
+                                           "preconditioner come from the file");
     }
     return settings;
 }
@@ -143,8 +179,8 @@ matrix_data<double, std::int32_t> load_problem(const Settings& settings, std::st
                                            "'; use laplace2d, laplace3d or convection_diffusion2d");
 }
 
-/// The solver description: the JSON file if given, else one built from the flags; criteria from the
-/// flags fill in what the file leaves out.
+/// The solver description: the JSON file if given, else one built from the flags; the criteria flags give
+/// the criteria of a file that has none.
 nlohmann::json solver_description(const Settings& settings)
 {
     nlohmann::json description;
@@ -166,6 +202,11 @@ nlohmann::json solver_description(const Settings& settings)
                                              {"algorithm", settings.algorithm},
                                              {"storage_precision", settings.adaptive_precision ? "adaptive" : "working"}};
         }
+    }
+    const auto criteria_flag = first_given(settings, criteria_flags);
+    if (description.is_object() && description.contains("criteria") && !criteria_flag.empty()) {
+        throw BadInput(__FILE__, __LINE__, criteria_flag + " cannot be combined with --config " +
+                                               settings.config_file + ", whose description sets \"criteria\"");
     }
     if (description.is_object() && !description.contains("criteria")) {
         description["criteria"] = {{"max_iterations", settings.max_iterations},
