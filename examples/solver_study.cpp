@@ -8,6 +8,8 @@
 //                     [--solvers bicgstab,idr,gmres,cg] [--block-sizes 1,4,8,16,24,32]
 //                     [--algorithm gauss_jordan|gauss_huard|gauss_huard_transposed] [--time-limit SECONDS]
 //                     [--no-progress-stops] [--rhs uniform|ones] [--tolerance TOL]
+// (every flag is checked before the first solve: a bad value ends the study with exit code 2 and a message naming
+// the flag; --time-limit 0, the default, sets no limit)
 // (--tolerance sets the relative residual the solvers stop at, 1e-9 by default; solved means a true relative
 // residual of at most 10 times it; --rhs ones replaces the uniform right-hand side by ones)
 // (--shard K/N takes every N-th matrix starting at the K-th, so N processes can share the work; every solver
@@ -25,6 +27,7 @@
 #include <set>
 #include <sstream>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include <nlohmann/json.hpp>
@@ -42,6 +45,14 @@ using namespace larch;
 namespace fs = std::filesystem;
 
 namespace {
+
+const char* const usage =
+    "usage: solver_study [MATRIX_DIR] [--executor NAME] [--output table.md] [--json results.json]\n"
+    "                    [--max-iterations N] [--shard K/N] [--solvers bicgstab,idr,gmres,cg]\n"
+    "                    [--block-sizes 1,4,8,16,24,32]\n"
+    "                    [--algorithm gauss_jordan|gauss_huard|gauss_huard_transposed]\n"
+    "                    [--time-limit SECONDS (0 = none)] [--no-progress-stops] [--rhs uniform|ones]\n"
+    "                    [--tolerance TOL]\n";
 
 struct Settings {
     std::string matrix_dir = LARCH_DEFAULT_MATRIX_DIR;
@@ -76,10 +87,11 @@ const std::vector<SolverCase> solver_cases{
     {"cg", "CG", R"({"type": "cg"})", true},
 };
 
-/// A solver with a block-Jacobi bound (1 = scalar Jacobi).
+/// A solver with a block-Jacobi bound (1 = scalar Jacobi) and its description, criteria included.
 struct StudyCase {
     SolverCase solver;
     size_type block_size;
+    nlohmann::json description;
     std::string label() const
     {
         return solver.label + (block_size == 1 ? "+J" : "+BJ(" + std::to_string(block_size) + ")");
@@ -156,22 +168,58 @@ double host_relative_residual(const matrix_data<double, std::int32_t>& a, const 
     return static_cast<double>(std::sqrt(r_norm / b_norm));
 }
 
-Outcome run_case(const StudyCase& study_case, const Settings& settings, std::shared_ptr<const Executor> exec,
-                 const matrix_data<double, std::int32_t>& data, std::shared_ptr<const LinOp> a,
-                 const std::vector<double>& rhs)
+/// The flag that sets each field of the study's solver descriptions, so that a message of the library's reader
+/// about the field can name the flag.
+const std::vector<std::pair<std::string, std::string>> flag_of_field{
+    {"/criteria/max_iterations", "--max-iterations"},
+    {"/criteria/relative_residual", "--tolerance"},
+    {"/criteria/time_limit", "--time-limit"},
+    {"/preconditioner/max_block_size", "--block-sizes"},
+    {"/preconditioner/algorithm", "--algorithm"}};
+
+/// One study case per solver of --solvers and bound of --block-sizes. Each description is read once here by the
+/// library's reader, so that a bad value throws BadInput naming its flag before the first solve.
+std::vector<StudyCase> create_study_cases(const Settings& settings, std::shared_ptr<const Executor> exec)
 {
-    auto description = nlohmann::json::parse(study_case.solver.config);
-    description["criteria"] = {{"max_iterations", settings.max_iterations}, {"relative_residual", settings.tolerance}};
-    if (settings.time_limit > 0) {
-        description["criteria"]["time_limit"] = settings.time_limit;
+    std::vector<StudyCase> study_cases;
+    for (const auto& solver_case : solver_cases) {
+        if (settings.solvers.count(solver_case.name) == 0) {
+            continue;
+        }
+        for (const auto block_size : settings.block_sizes) {
+            auto description = nlohmann::json::parse(solver_case.config);
+            description["criteria"] = {{"max_iterations", settings.max_iterations},
+                                       {"relative_residual", settings.tolerance}};
+            if (settings.time_limit > 0) {
+                description["criteria"]["time_limit"] = settings.time_limit;
+            }
+            if (settings.progress_stops) {
+                description["criteria"]["divergence"] = 1e5;
+                description["criteria"]["stagnation"] = {{"window", 2000}};
+            }
+            description["preconditioner"] = {{"type", "block_jacobi"},
+                                             {"max_block_size", block_size},
+                                             {"algorithm", settings.algorithm}};
+            try {
+                config::create_solver_factory<double>(description, exec);
+            } catch (const BadInput& error) {
+                for (const auto& [field, flag] : flag_of_field) {
+                    if (error.get_message().find(field) != std::string::npos) {
+                        throw BadInput(__FILE__, __LINE__, flag + ": " + error.get_message());
+                    }
+                }
+                throw;
+            }
+            study_cases.push_back({solver_case, block_size, std::move(description)});
+        }
     }
-    if (settings.progress_stops) {
-        description["criteria"]["divergence"] = 1e5;
-        description["criteria"]["stagnation"] = {{"window", 2000}};
-    }
-    description["preconditioner"] = {{"type", "block_jacobi"},
-                                     {"max_block_size", study_case.block_size},
-                                     {"algorithm", settings.algorithm}};
+    return study_cases;
+}
+
+Outcome run_case(const StudyCase& study_case, std::shared_ptr<const Executor> exec,
+                 const matrix_data<double, std::int32_t>& data, std::shared_ptr<const LinOp> a,
+                 const std::vector<double>& rhs, double tolerance)
+{
     Outcome outcome;
     outcome.ran = true;
     const auto n = data.size.rows;
@@ -180,7 +228,7 @@ Outcome run_case(const StudyCase& study_case, const Settings& settings, std::sha
     x->fill(0.0);
     const auto start = std::chrono::steady_clock::now();
     try {
-        auto solver = config::create_solver_factory<double>(description, exec)->generate(a);
+        auto solver = config::create_solver_factory<double>(study_case.description, exec)->generate(a);
         outcome.generate_seconds = solver->get_generate_time();
         if (study_case.block_size > 1) {
             outcome.singular_blocks =
@@ -196,7 +244,7 @@ Outcome run_case(const StudyCase& study_case, const Settings& settings, std::sha
     }
     outcome.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
     outcome.relative_residual = host_relative_residual(data, rhs, x->copy_to_host());
-    outcome.solved = std::isfinite(outcome.relative_residual) && outcome.relative_residual <= 10 * settings.tolerance;
+    outcome.solved = std::isfinite(outcome.relative_residual) && outcome.relative_residual <= 10 * tolerance;
     return outcome;
 }
 
@@ -227,7 +275,7 @@ MatrixResult run_matrix(const std::string& file, bool is_spd, const Settings& se
     for (const auto& study_case : study_cases) {
         Outcome outcome;
         if (!study_case.solver.spd_only || is_spd) {
-            outcome = run_case(study_case, settings, exec, data, a, rhs);
+            outcome = run_case(study_case, exec, data, a, rhs, settings.tolerance);
             std::cerr << file << " " << study_case.label() << ": " << cell(outcome) << " in " << outcome.seconds
                       << " s (generate " << outcome.generate_seconds << " s)\n";
         }
@@ -405,16 +453,22 @@ try {
     Settings settings;
     for (int i = 1; i < argc; ++i) {
         const std::string arg = argv[i];
-        if (arg == "--executor" && i + 1 < argc) {
-            settings.executor = argv[++i];
-        } else if (arg == "--output" && i + 1 < argc) {
-            settings.output = argv[++i];
-        } else if (arg == "--json" && i + 1 < argc) {
-            settings.json = argv[++i];
-        } else if (arg == "--max-iterations" && i + 1 < argc) {
-            settings.max_iterations = examples::flag_value<size_type>(arg, argv[++i]);
-        } else if (arg == "--shard" && i + 1 < argc) {
-            const std::string shard = argv[++i];
+        auto value = [&]() -> std::string {
+            if (i + 1 >= argc) {
+                throw BadInput(__FILE__, __LINE__, "flag " + arg + " needs a value");
+            }
+            return argv[++i];
+        };
+        if (arg == "--executor") {
+            settings.executor = value();
+        } else if (arg == "--output") {
+            settings.output = value();
+        } else if (arg == "--json") {
+            settings.json = value();
+        } else if (arg == "--max-iterations") {
+            settings.max_iterations = examples::flag_value<size_type>(arg, value());
+        } else if (arg == "--shard") {
+            const std::string shard = value();
             const auto slash = shard.find('/');
             settings.shard = examples::flag_value<size_type>(arg, shard.substr(0, slash));
             settings.num_shards =
@@ -422,38 +476,56 @@ try {
             if (settings.shard >= settings.num_shards) {
                 throw BadInput(__FILE__, __LINE__, "--shard expects K/N with K < N, got '" + shard + "'");
             }
-        } else if (arg == "--solvers" && i + 1 < argc) {
+        } else if (arg == "--solvers") {
             settings.solvers.clear();
-            std::stringstream list{argv[++i]};
+            std::stringstream list{value()};
             for (std::string name; std::getline(list, name, ',');) {
+                if (std::none_of(solver_cases.begin(), solver_cases.end(),
+                                 [&](const SolverCase& solver_case) { return solver_case.name == name; })) {
+                    throw BadInput(__FILE__, __LINE__, "--solvers: unknown solver '" + name +
+                                                           "'; valid names are bicgstab, idr, gmres, cg");
+                }
                 settings.solvers.insert(name);
             }
-        } else if (arg == "--block-sizes" && i + 1 < argc) {
+            if (settings.solvers.empty()) {
+                throw BadInput(__FILE__, __LINE__, "--solvers names no solver");
+            }
+        } else if (arg == "--block-sizes") {
             settings.block_sizes.clear();
-            std::stringstream list{argv[++i]};
+            std::stringstream list{value()};
             for (std::string size; std::getline(list, size, ',');) {
                 settings.block_sizes.push_back(examples::flag_value<size_type>(arg, size));
             }
-        } else if (arg == "--algorithm" && i + 1 < argc) {
-            settings.algorithm = argv[++i];
-        } else if (arg == "--time-limit" && i + 1 < argc) {
-            settings.time_limit = examples::flag_value<double>(arg, argv[++i]);
+        } else if (arg == "--algorithm") {
+            settings.algorithm = value();
+        } else if (arg == "--time-limit") {
+            settings.time_limit = examples::flag_value<double>(arg, value());
+            if (settings.time_limit < 0) {
+                throw BadInput(__FILE__, __LINE__, "--time-limit expects seconds >= 0 (0 = no limit), got " +
+                                                       std::string{argv[i]});
+            }
         } else if (arg == "--no-progress-stops") {
             settings.progress_stops = false;
-        } else if (arg == "--rhs" && i + 1 < argc) {
-            settings.rhs_of_ones = std::string{argv[++i]} == "ones";
-        } else if (arg == "--tolerance" && i + 1 < argc) {
-            settings.tolerance = examples::flag_value<double>(arg, argv[++i]);
-        } else if (arg.rfind("--", 0) != 0) {
+        } else if (arg == "--rhs") {
+            const std::string rhs = value();
+            if (rhs != "uniform" && rhs != "ones") {
+                throw BadInput(__FILE__, __LINE__, "--rhs expects uniform or ones, got '" + rhs + "'");
+            }
+            settings.rhs_of_ones = rhs == "ones";
+        } else if (arg == "--tolerance") {
+            settings.tolerance = examples::flag_value<double>(arg, value());
+        } else if (arg == "--help" || arg == "-h") {
+            std::cout << usage;
+            return 0;
+        } else if (arg.rfind("-", 0) != 0) {
             settings.matrix_dir = arg;
         } else {
-            std::cerr << "usage: solver_study [MATRIX_DIR] [--executor NAME] [--output table.md] "
-                         "[--json results.json] [--max-iterations N] [--shard K/N] [--solvers bicgstab,idr,gmres,cg] "
-                         "[--block-sizes 1,4,8,16,24,32] [--algorithm NAME] [--time-limit SECONDS] "
-                         "[--no-progress-stops] [--rhs uniform|ones] [--tolerance TOL]\n";
+            std::cerr << "solver_study: unexpected argument '" << arg << "'\n" << usage;
             return 2;
         }
     }
+    auto exec = make_executor(settings.executor);
+    const auto study_cases = create_study_cases(settings, exec);
     std::ofstream markdown_file;
     std::ofstream json_file;
     if (!open_output(settings.output, markdown_file) || !open_output(settings.json, json_file)) {
@@ -472,15 +544,6 @@ try {
     }
     files = shard_files;
     const auto spd = read_spd_list(settings.matrix_dir);
-    auto exec = make_executor(settings.executor);
-    std::vector<StudyCase> study_cases;
-    for (const auto& solver_case : solver_cases) {
-        if (settings.solvers.count(solver_case.name) > 0) {
-            for (const auto block_size : settings.block_sizes) {
-                study_cases.push_back({solver_case, block_size});
-            }
-        }
-    }
     std::vector<MatrixResult> results;
     for (const auto& file : files) {
         results.push_back(run_matrix(file, spd.count(file) > 0, settings, exec, study_cases));
