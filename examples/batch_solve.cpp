@@ -5,7 +5,8 @@
 //
 // Usage: batch_solve [executor] [--solver bicgstab|cg|gmres] [--jacobi] [--tolerance t]
 //                    [--max-iterations n] (--generate N | file.mtx ...)
-// Exits 1 on bad arguments; otherwise 0 (items that do not converge are reported, not errors).
+// Exits 1 on bad arguments, after a message naming the first of them; otherwise 0 (items that do not converge
+// are reported, not errors).
 #include <chrono>
 #include <iostream>
 #include <memory>
@@ -26,7 +27,12 @@
 
 namespace {
 
+const char* const usage =
+    "usage: batch_solve [executor] [--solver bicgstab|cg|gmres] [--jacobi] [--tolerance t]\n"
+    "                   [--max-iterations n] (--generate N | file.mtx ...)\n";
+
 struct Options {
+    bool help = false;
     std::string executor = larch::best_available_executor_name();
     std::string solver = "bicgstab";
     bool jacobi = false;
@@ -83,32 +89,47 @@ std::unique_ptr<larch::batch::BatchIterativeSolver<double>> make_solver(
         ->generate(a);
 }
 
-/// False, after a message for a malformed flag value, if the arguments are not a valid command line.
+/// False, after a message naming the offending argument, if the arguments are not a valid command line.
 bool parse(int argc, char** argv, Options& options)
 try {
     for (int i = 1; i < argc; ++i) {
         const std::string arg = argv[i];
-        const bool has_value = i + 1 < argc;
-        if (arg == "--solver" && has_value) {
-            options.solver = argv[++i];
+        auto value = [&]() -> std::string {
+            if (i + 1 >= argc) {
+                throw larch::BadInput(__FILE__, __LINE__, "flag " + arg + " needs a value");
+            }
+            return argv[++i];
+        };
+        if (arg == "--help" || arg == "-h") {
+            options.help = true;
+            return true;
+        } else if (arg == "--solver") {
+            options.solver = value();
+            if (options.solver != "bicgstab" && options.solver != "cg" && options.solver != "gmres") {
+                throw larch::BadInput(__FILE__, __LINE__,
+                                      "--solver expects bicgstab, cg or gmres, got '" + options.solver + "'");
+            }
         } else if (arg == "--jacobi") {
             options.jacobi = true;
-        } else if (arg == "--tolerance" && has_value) {
-            options.tolerance = larch::examples::flag_value<double>(arg, argv[++i]);
-        } else if (arg == "--max-iterations" && has_value) {
-            options.max_iterations = larch::examples::flag_value<larch::size_type>(arg, argv[++i]);
-        } else if (arg == "--generate" && has_value) {
-            options.generate = larch::examples::flag_value<larch::size_type>(arg, argv[++i]);
+        } else if (arg == "--tolerance") {
+            options.tolerance = larch::examples::flag_value<double>(arg, value());
+        } else if (arg == "--max-iterations") {
+            options.max_iterations = larch::examples::flag_value<larch::size_type>(arg, value());
+        } else if (arg == "--generate") {
+            options.generate = larch::examples::flag_value<larch::size_type>(arg, value());
         } else if (arg.size() > 4 && arg.substr(arg.size() - 4) == ".mtx") {
             options.files.push_back(arg);
-        } else if (i == 1 && arg.rfind("--", 0) != 0) {
+        } else if (i == 1 && arg.rfind("-", 0) != 0) {
             options.executor = arg;
         } else {
-            return false;
+            throw larch::BadInput(__FILE__, __LINE__, "unexpected argument '" + arg + "'");
         }
     }
-    return (options.generate > 0) != !options.files.empty() &&
-           (options.solver == "bicgstab" || options.solver == "cg" || options.solver == "gmres");
+    if ((options.generate > 0) == !options.files.empty()) {
+        throw larch::BadInput(__FILE__, __LINE__,
+                              "the items come from --generate N (N >= 1) or from .mtx files, one of the two");
+    }
+    return true;
 } catch (const larch::BadInput& error) {
     std::cerr << "batch_solve: " << error.get_message() << "\n";
     return false;
@@ -120,9 +141,12 @@ int main(int argc, char** argv)
 {
     Options options;
     if (!parse(argc, argv, options)) {
-        std::cerr << "usage: batch_solve [executor] [--solver bicgstab|cg|gmres] [--jacobi] [--tolerance t]\n"
-                     "                   [--max-iterations n] (--generate N | file.mtx ...)\n";
+        std::cerr << usage;
         return 1;
+    }
+    if (options.help) {
+        std::cout << usage;
+        return 0;
     }
     try {
         const auto exec = larch::make_executor(options.executor);

@@ -30,6 +30,11 @@ std::vector<larch::matrix_data<double>> three_items()
 
 int main(int argc, char** argv)
 try {
+    if (argc > 1 && (std::string{argv[1]} == "--help" || std::string{argv[1]} == "-h")) {
+        std::cout << "usage: batched_sparse [executor] [matrix folder]   (defaults: the best executor of this "
+                     "machine, test/data/matrices; exits 1 if an item's product is wrong)\n";
+        return 0;
+    }
     const auto exec = larch::make_executor(argc > 1 ? argv[1] : larch::best_available_executor_name());
     const std::string folder = argc > 2 ? argv[2] : "test/data/matrices";
     const std::vector<larch::size_type> item_rows{9, 25, 4};

@@ -24,7 +24,10 @@ using Vector = matrix::Dense<double>;
 
 namespace {
 
+const char* const usage = "usage: demo [matrix.mtx] [--size N] [--executor NAME] [--repetitions R]\n";
+
 struct Settings {
+    bool help = false;
     std::string matrix_file;  // empty: a generated 3D Laplacian
     int grid_size = 64;       // points per dimension of the generated problem
     std::string executor = best_available_executor_name();
@@ -46,19 +49,24 @@ Settings parse_arguments(int argc, char** argv)
     Settings settings;
     for (int i = 1; i < argc; ++i) {
         const std::string arg = argv[i];
-        if (arg == "--size" && i + 1 < argc) {
-            settings.grid_size = positive_value(arg, argv[++i]);
-        } else if (arg == "--executor" && i + 1 < argc) {
-            settings.executor = argv[++i];
-        } else if (arg == "--repetitions" && i + 1 < argc) {
-            settings.repetitions = positive_value(arg, argv[++i]);
-        } else if (arg.rfind("--", 0) != 0 && settings.matrix_file.empty()) {
+        auto value = [&]() -> std::string {
+            if (i + 1 >= argc) {
+                throw BadInput(__FILE__, __LINE__, "flag " + arg + " needs a value\n" + usage);
+            }
+            return argv[++i];
+        };
+        if (arg == "--size") {
+            settings.grid_size = positive_value(arg, value());
+        } else if (arg == "--executor") {
+            settings.executor = value();
+        } else if (arg == "--repetitions") {
+            settings.repetitions = positive_value(arg, value());
+        } else if (arg == "--help" || arg == "-h") {
+            settings.help = true;
+        } else if (arg.rfind("-", 0) != 0 && settings.matrix_file.empty()) {
             settings.matrix_file = arg;
         } else {
-            throw BadInput(__FILE__, __LINE__,
-                           "unexpected argument '" + arg +
-                               "'; usage: demo [matrix.mtx] [--size N] [--executor NAME] "
-                               "[--repetitions R]");
+            throw BadInput(__FILE__, __LINE__, "unexpected argument '" + arg + "'\n" + usage);
         }
     }
     return settings;
@@ -107,6 +115,10 @@ double max_relative_difference(const std::vector<double>& x, const std::vector<d
 int main(int argc, char** argv)
 try {
     const auto settings = parse_arguments(argc, argv);
+    if (settings.help) {
+        std::cout << usage;
+        return 0;
+    }
     const auto exec = make_executor(settings.executor);
     const auto reference = make_executor("reference");
 

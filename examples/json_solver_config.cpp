@@ -16,6 +16,11 @@
 
 int main(int argc, char** argv)
 try {
+    if (argc > 1 && (std::string{argv[1]} == "--help" || std::string{argv[1]} == "-h")) {
+        std::cout << "usage: json_solver_config [executor]   (default: omp; exits 1 if a malformed description is "
+                     "accepted)\n";
+        return 0;
+    }
     const auto exec = larch::make_executor(argc > 1 ? argv[1] : "omp");
     const auto A = larch::share(larch::matrix::Csr<double>::create(exec, larch::generate::laplace_2d<double>(16)));
     const auto b = larch::matrix::Dense<double>::create(exec, std::vector<double>(256, 1.0));

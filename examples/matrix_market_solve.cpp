@@ -1,7 +1,7 @@
 // matrix_market_solve: a Matrix Market file -> a Krylov solver with a preconditioner factory, on the executor
 // named on the command line. The program a new user writes first; the README quotes it.
 //
-// Usage: matrix_market_solve A.mtx [executor]   (executor: reference, omp, cuda, cuda:N, hip; default: best)
+// Usage: matrix_market_solve A.mtx [executor]   (executor: reference, omp, cuda, cuda:N, hip, hip:N; default: best)
 #include <cmath>
 #include <iostream>
 #include <string>
@@ -18,8 +18,14 @@
 
 int main(int argc, char** argv)
 {
+    const char* const usage = "usage: matrix_market_solve A.mtx [executor]   (executor: reference, omp, cuda, "
+                              "cuda:N, hip, hip:N; default: the best of this machine)\n";
+    if (argc > 1 && (std::string{argv[1]} == "--help" || std::string{argv[1]} == "-h")) {
+        std::cout << usage;
+        return 0;
+    }
     if (argc < 2) {
-        std::cerr << "usage: matrix_market_solve A.mtx [executor]\n";
+        std::cerr << usage;
         return 2;
     }
     try {

@@ -6,6 +6,7 @@
 #include <algorithm>
 #include <cmath>
 #include <iostream>
+#include <string>
 #include <vector>
 
 #include <larch/base/executor.hpp>
@@ -18,6 +19,11 @@
 
 int main(int argc, char** argv)
 try {
+    if (argc > 1 && (std::string{argv[1]} == "--help" || std::string{argv[1]} == "-h")) {
+        std::cout << "usage: variable_batch [executor]   (default: the best of this machine; exits 1 if a regular "
+                     "item is solved inaccurately)\n";
+        return 0;
+    }
     const auto exec = larch::make_executor(argc > 1 ? argv[1] : larch::best_available_executor_name());
 
     // Items of orders 1, 3, 7, 2 and 5, row-major and concatenated: a_ij = 1 / (i + j + 1) + (i == j) * n,
