@@ -189,10 +189,14 @@ nlohmann::json solver_description(const Settings& settings)
         if (!file) {
             throw BadInput(__FILE__, __LINE__, "cannot open solver configuration '" + settings.config_file + "'");
         }
+        std::ostringstream text;
+        text << file.rdbuf();
+        // The library's strict reading: a duplicate key or a number that overflows a double is an error naming
+        // its JSON path, as in read_solver_config.
         try {
-            description = nlohmann::json::parse(file);
-        } catch (const nlohmann::json::parse_error& error) {
-            throw BadInput(__FILE__, __LINE__, settings.config_file + ": malformed JSON: " + error.what());
+            description = config::parse_json(text.str());
+        } catch (const BadInput& error) {
+            throw BadInput(error.get_file(), error.get_line(), settings.config_file + ": " + error.get_message());
         }
     } else {
         description = {{"type", settings.solver}};
