@@ -24,6 +24,9 @@ Gmres<T>::Gmres(std::shared_ptr<const Executor> exec, const parameters_type& par
 {
     LARCH_ENSURE(parameters.restart >= 1, BadInput, "Gmres::generate: restart must be >= 1, got 0");
     LARCH_ENSURE(parameters.check_interval >= 1, BadInput, "Gmres::generate: check_interval must be >= 1, got 0");
+    // A Krylov space cannot grow past the system's order: a longer restart would only allocate memory (the
+    // Hessenberg matrices grow with its square) for steps that never come.
+    krylov_dim_ = std::min(parameters.restart, std::max<size_type>(this->rows_over_processes().total, 1));
 }
 
 template <typename T>
@@ -109,9 +112,7 @@ std::vector<IterationOutcome> Gmres<T>::iterate_columns(const matrix::Dense<T>& 
     const auto& a = *this->get_system_matrix();
     const auto n = this->get_size().rows;
     const auto cols = monitors.size();
-    // A Krylov space cannot grow past n: a longer restart would only allocate memory (its Hessenberg
-    // matrices grow with m^2) for steps that never come.
-    const auto m = std::min(parameters_.restart, std::max<size_type>(n, 1));
+    const auto m = krylov_dim_;
     const kernels::GmresLayout layout{m, cols};
     auto basis = Dense::create(exec, dim2{m + 1, n * cols});
     // Basis vector j of every column as an n x cols block (a view: the basis keeps the memory).

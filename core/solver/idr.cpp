@@ -35,18 +35,9 @@ Idr<T>::Idr(std::shared_ptr<const Executor> exec, const parameters_type& paramet
     ReductionScope reductions{group};
     // This process's rows are [first_row, first_row + n) of global_rows: its block of the same random space
     // as on one process.
-    size_type first_row = 0;
-    auto global_rows = n;
-    if (group) {
-        std::vector<double> rows(static_cast<size_type>(group->get_num_processes()));
-        const auto local_rows = static_cast<double>(n);
-        group->allgather(&local_rows, 1, rows.data());
-        global_rows = 0;
-        for (int p = 0; p < group->get_num_processes(); ++p) {
-            first_row += p < group->get_process() ? static_cast<size_type>(rows[p]) : 0;
-            global_rows += static_cast<size_type>(rows[p]);
-        }
-    }
+    const auto rows = this->rows_over_processes();
+    const auto first_row = rows.first_row;
+    const auto global_rows = rows.total;
     const auto s = std::min(parameters.subspace_dim, global_rows);
     shadow_rows_ = Dense::create(exec, dim2{s, n});
     LARCH_RUN_KERNEL(exec, shadow_space::fill_random, parameters.seed, global_rows, first_row, *shadow_rows_);

@@ -130,6 +130,24 @@ IterativeSolver<T>::IterativeSolver(std::shared_ptr<const Executor> exec,
 }
 
 template <typename T>
+typename IterativeSolver<T>::RowsOverProcesses IterativeSolver<T>::rows_over_processes() const
+{
+    const auto n = this->get_size().rows;
+    if (!group_) {
+        return {0, n};
+    }
+    std::vector<double> rows(static_cast<size_type>(group_->get_num_processes()));
+    const auto local_rows = static_cast<double>(n);
+    group_->allgather(&local_rows, 1, rows.data());
+    RowsOverProcesses result{0, 0};
+    for (int p = 0; p < group_->get_num_processes(); ++p) {
+        result.first_row += p < group_->get_process() ? static_cast<size_type>(rows[p]) : 0;
+        result.total += static_cast<size_type>(rows[p]);
+    }
+    return result;
+}
+
+template <typename T>
 void IterativeSolver<T>::finish_generate(clock_type::time_point start)
 {
     get_executor()->synchronize();

@@ -11,6 +11,7 @@
 #include "larch/distributed/vector.hpp"
 #include "larch/generate/problems.hpp"
 #include "larch/io/matrix_market.hpp"
+#include "larch/solver/gmres.hpp"
 #include "larch/solver/residual.hpp"
 #include "test/distributed/distributed_test_utils.hpp"
 #include "test/solver/solver_test_utils.hpp"
@@ -168,6 +169,27 @@ TEST(DistributedSolvers, StopForTheSameReasonsOnEveryProcessAsOnOne)
         solver->apply(b, x);
         EXPECT_EQ(solver->get_status().reason, stop::Reason::non_finite);
     }
+}
+
+TEST(DistributedSolvers, GmresCapsItsRestartAtTheOrderOfTheWholeSystem)
+{
+    const auto exec = make_executor("omp");
+    const size_type n = 100;
+    const auto partition = make_partition(PartitionKind::uneven, n);
+    const auto matrix = share(Matrix::create_from_global(exec, partition, generate::laplace_2d<double, std::int32_t>(10)));
+    // every process runs the same restart: the global order, not its own rows (the processes' counts must agree)
+    const auto solver = solver::Gmres<double>::build()
+                            .with_restart(1000)
+                            .with_criteria(stop::max_iterations(500), stop::relative_residual(1e-10))
+                            .on(exec)
+                            ->generate(matrix);
+    EXPECT_EQ(solver->get_krylov_dim(), n);
+    auto b = Vector::create(exec, partition, 1);
+    b->fill(1.0);
+    auto x = Vector::create(exec, partition, 1);
+    x->fill(0.0);
+    solver->apply(b, x);
+    EXPECT_EQ(solver->get_status().reason, stop::Reason::converged);
 }
 
 TEST(DistributedSolvers, CgSolvesSeveralRightHandSidesTogether)

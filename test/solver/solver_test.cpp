@@ -232,6 +232,7 @@ TEST(SolverParameters, GmresRestartLongerThanTheSystemRunsAsItsOrder)
                       .with_criteria(larch::stop::max_iterations(10), larch::stop::relative_residual(1e-12))
                       .on(exec)
                       ->generate(a);
+    EXPECT_EQ(solver->get_krylov_dim(), 2u);
     auto b = Dense::create(exec, {{3}, {4}});
     auto x = Dense::create(exec, {{0}, {0}});
     solver->apply(b, x);

@@ -78,6 +78,8 @@ public:
                                          std::shared_ptr<const LinOp> system_matrix);
 
     const parameters_type& get_parameters() const noexcept { return parameters_; }
+    /// The restart length it runs: the parameter's, at most the system's order.
+    size_type get_krylov_dim() const noexcept { return krylov_dim_; }
     /// A solver with the same parameters generated anew on `exec`.
     std::unique_ptr<LinOp> clone_to(std::shared_ptr<const Executor> exec) const override;
     std::string get_type_name() const override;
@@ -94,6 +96,7 @@ protected:
 
 private:
     parameters_type parameters_;
+    size_type krylov_dim_;
 };
 
 }  // namespace solver

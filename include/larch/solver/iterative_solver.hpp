@@ -218,6 +218,14 @@ protected:
     /// The group this solver's reductions complete over (null on a local system matrix).
     const ProcessGroup* get_reduction_group() const noexcept { return group_.get(); }
 
+    /// Where this process's rows lie among the rows of all processes (on a local system matrix: 0 of its own).
+    struct RowsOverProcesses {
+        size_type first_row;  ///< this process's first row in the whole vector
+        size_type total;      ///< the system's order: the rows of every process
+    };
+    /// The rows of every process of the reduction group (one allgather; every process must call it).
+    RowsOverProcesses rows_over_processes() const;
+
     /**
      * The algorithm: iterates from x, with r = b - A x on entry (norm `residual_norm`), until the monitor
      * or a breakdown stops it. On return x is the best iterate; r may be anything.
