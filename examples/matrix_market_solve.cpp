@@ -36,6 +36,10 @@ int main(int argc, char** argv)
         const auto n = A->get_size().rows;
         const auto b = larch::matrix::Dense<double>::create(exec, std::vector<double>(n, 1.0));
         auto x = larch::matrix::Dense<double>::create(exec, std::vector<double>(n, 0.0));
+        if (n == 0) {
+            std::cerr << "matrix_market_solve: " << argv[1] << " is a 0 x 0 matrix: nothing to solve\n";
+            return 2;
+        }
 
         // BiCGSTAB with a (scalar) block-Jacobi preconditioner, generated from A with the solver; the
         // residual printed every 25 iterations.
@@ -55,7 +59,7 @@ int main(int argc, char** argv)
                   << " after " << status.iterations << " iterations, ||b - Ax|| / ||b|| = " << relative << " ("
                   << jacobi->get_zero_diagonal_rows().size() << " zero diagonal entries)\n";
         return status.converged() ? 0 : 1;
-    } catch (const larch::Error& error) {
+    } catch (const std::exception& error) {  // larch::Error, or e.g. std::bad_alloc for a huge matrix
         std::cerr << "matrix_market_solve: " << error.what() << "\n";
         return 2;
     }

@@ -260,7 +260,10 @@ int main(int argc, char** argv)
         // ||b - Ax|| / ||b|| recomputed with the matrix, independently of the solver's bookkeeping.
         auto residual = b->clone_dense(exec);
         a->apply(-1.0, x, 1.0, residual);
-        const double relative_residual = residual->compute_norm2()[0] / b->compute_norm2()[0];
+        // an empty system has ||b|| = 0 and nothing left to solve
+        const double b_norm = b->compute_norm2()[0];
+        const double residual_norm = residual->compute_norm2()[0];
+        const double relative_residual = b_norm > 0 ? residual_norm / b_norm : residual_norm;
         const auto& status = solver->get_status();
 
         std::printf("problem            %s (%zu rows, %zu nonzeros)\n", problem_name.c_str(), n,
