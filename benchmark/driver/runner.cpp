@@ -52,24 +52,13 @@ const std::string executor_names = "reference, omp, cuda, cuda:N, hip, hip:N or 
 
 /// Whether `name` is one of executor_names. A backend missing from this build is no reason to reject its name:
 /// its cases are skipped when they come to run.
-bool is_executor_name(const std::string& name)
-{
-    if (name == "reference" || name == "omp" || name == "cuda" || name == "hip" || name == "best") {
-        return true;
-    }
-    const auto colon = name.find(':');
-    const auto backend = name.substr(0, colon);
-    const auto device = colon == std::string::npos ? std::string{} : name.substr(colon + 1);
-    // make_executor's device numbers: 1 to 6 digits
-    return (backend == "cuda" || backend == "hip") && !device.empty() && device.size() <= 6 &&
-           device.find_first_not_of("0123456789") == std::string::npos;
-}
+bool is_executor_name_or_best(const std::string& name) { return name == "best" || larch::is_executor_name(name); }
 
 PlannedCase validate_case(json spec, const std::string& path, const OperationInfo& operation)
 {
     Fields fields{std::move(spec), path};
     auto executor = fields.get_string("executor", "best");
-    if (!is_executor_name(executor)) {
+    if (!is_executor_name_or_best(executor)) {
         fields.fail("executor", "must be one of " + executor_names + ", not \"" + executor + "\"");
     }
     if (executor == "best") {
@@ -202,7 +191,7 @@ std::string current_time()
 
 std::vector<PlannedCase> plan_cases(const json& config, const std::string& executor_override)
 {
-    if (!executor_override.empty() && !is_executor_name(executor_override)) {
+    if (!executor_override.empty() && !is_executor_name_or_best(executor_override)) {
         throw ConfigError("--executor: must be one of " + executor_names + ", not \"" + executor_override +
                           "\"");
     }

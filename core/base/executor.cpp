@@ -71,28 +71,41 @@ void Executor::copy_from(const Executor& src_exec, size_type num_bytes, const vo
 
 namespace {
 
-int parse_device_id(const std::string& name, const std::string& backend)
-{
-    const auto prefix = backend + ":";
-    if (name == backend) {
-        return 0;
-    }
-    const auto digits = name.substr(prefix.size());
-    if (digits.empty() || digits.size() > 6 ||
-        digits.find_first_not_of("0123456789") != std::string::npos) {
-        LARCH_THROW(UnknownExecutor, "make_executor: '" + name + "' is not a valid " + backend +
-                                         " executor name; use '" + backend + "' or '" + backend +
-                                         ":N' with a device number N");
-    }
-    return std::stoi(digits);
-}
-
 bool starts_with(const std::string& s, const std::string& prefix)
 {
     return s.compare(0, prefix.size(), prefix) == 0;
 }
 
+/// Whether `name` is "backend" or "backend:N" with a device number of 1 to 6 digits.
+bool is_device_name(const std::string& name, const std::string& backend)
+{
+    if (name == backend) {
+        return true;
+    }
+    const auto prefix = backend + ":";
+    if (!starts_with(name, prefix)) {
+        return false;
+    }
+    const auto digits = name.substr(prefix.size());
+    return !digits.empty() && digits.size() <= 6 && digits.find_first_not_of("0123456789") == std::string::npos;
+}
+
+int parse_device_id(const std::string& name, const std::string& backend)
+{
+    if (!is_device_name(name, backend)) {
+        LARCH_THROW(UnknownExecutor, "make_executor: '" + name + "' is not a valid " + backend +
+                                         " executor name; use '" + backend + "' or '" + backend +
+                                         ":N' with a device number N");
+    }
+    return name == backend ? 0 : std::stoi(name.substr(backend.size() + 1));
+}
+
 }  // namespace
+
+bool is_executor_name(const std::string& name)
+{
+    return name == "reference" || name == "omp" || is_device_name(name, "cuda") || is_device_name(name, "hip");
+}
 
 bool is_backend_built(const std::string& backend)
 {

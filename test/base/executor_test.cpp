@@ -3,6 +3,7 @@
 
 #include <algorithm>
 #include <numeric>
+#include <string>
 #include <vector>
 
 #include "larch/base/array.hpp"
@@ -26,6 +27,18 @@ TEST(MakeExecutor, RejectsUnknownNameWithUnknownExecutor)
     EXPECT_THROW(larch::make_executor("cuda:x"), larch::UnknownExecutor);
     EXPECT_THROW(larch::make_executor("cuda:"), larch::UnknownExecutor);
     EXPECT_THROW(larch::make_executor("hip:-1"), larch::UnknownExecutor);
+}
+
+TEST(MakeExecutor, TellsItsNamesWithoutCreatingAnExecutor)
+{
+    for (const std::string name : {"reference", "omp", "cuda", "cuda:0", "cuda:123456", "hip", "hip:7"}) {
+        EXPECT_TRUE(larch::is_executor_name(name)) << name;
+    }
+    // each of these makes make_executor throw UnknownExecutor
+    for (const std::string name : {"gpu", "", "cuda:x", "cuda:", "hip:-1", "cuda:1234567", "cudax", "omp:1"}) {
+        EXPECT_FALSE(larch::is_executor_name(name)) << name;
+        EXPECT_THROW(larch::make_executor(name), larch::UnknownExecutor) << name;
+    }
 }
 
 TEST(MakeExecutor, UnknownNameMessageListsValidNames)

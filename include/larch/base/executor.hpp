@@ -244,6 +244,10 @@ private:
  */
 std::shared_ptr<const Executor> make_executor(const std::string& name);
 
+/// Whether make_executor takes `name` for a name (one of those above), whether or not this build holds its
+/// backend and this machine its device: for checking a configuration before anything runs.
+bool is_executor_name(const std::string& name);
+
 /// The fastest executor this build and machine offer: "cuda", else "hip", else "omp".
 std::string best_available_executor_name();
 
