@@ -4,6 +4,7 @@
 // must reproduce (see core/batch/batch_dense_kernels.hpp for the contract).
 #pragma once
 
+#include <algorithm>
 #include <cmath>
 #include <cstdint>
 #include <limits>
@@ -31,12 +32,15 @@ T infinity_norm(size_type rows, size_type cols, const T* a)
     return norm;
 }
 
-/// True if `pivot` is unusable: zero, NaN, or not above n * eps * ||A||_inf (the rounding level of
-/// the item, below which the pivot is indistinguishable from a zero).
+/// True if `pivot` is unusable: zero, NaN, not above n * eps * ||A||_inf (the rounding level of the
+/// item, below which the pivot is indistinguishable from a zero), or not above the smallest normal number
+/// (a subnormal pivot's reciprocal can overflow, so an item of subnormal entries would pass with an
+/// infinite inverse).
 template <typename T>
 bool is_tiny_pivot(T pivot, size_type n, T norm)
 {
-    const T tolerance = static_cast<T>(n) * std::numeric_limits<T>::epsilon() * norm;
+    const T tolerance = std::max(static_cast<T>(n) * std::numeric_limits<T>::epsilon() * norm,
+                                 std::numeric_limits<T>::min());
     return !(std::abs(pivot) > tolerance);
 }
 

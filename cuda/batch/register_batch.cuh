@@ -200,11 +200,13 @@ struct SharedValues {
     }
 };
 
-/// The tiny-pivot bound of the info contract: a pivot p fails if !(|p| > n * eps * ||A||_inf).
+/// The tiny-pivot bound of the info contract: a pivot p fails if !(|p| > max(n * eps * ||A||_inf, the
+/// smallest normal number)), as is_tiny_pivot on the host.
 template <typename T>
 __device__ __forceinline__ T tiny_pivot_bound(int n, T input_norm)
 {
-    return static_cast<T>(n) * std::numeric_limits<T>::epsilon() * input_norm;
+    const T bound = static_cast<T>(n) * std::numeric_limits<T>::epsilon() * input_norm;
+    return bound > std::numeric_limits<T>::min() ? bound : std::numeric_limits<T>::min();
 }
 
 template <typename T>

@@ -270,6 +270,48 @@ TEST_P(BatchDense, ItemsWithANanOrInfEntryAreFlaggedWithoutDisturbingTheOthers)
     check_non_finite_entries<double>(exec);
 }
 
+template <typename T>
+void check_subnormal_items(const std::shared_ptr<const larch::Executor>& exec)
+{
+    auto ref = larch::make_executor("reference");
+    // diag(s) of orders 1, 3 and 32 with s subnormal: 1 / s overflows, so each is numerically singular; a
+    // regular item of order 3 between them keeps its result
+    const T subnormal = std::numeric_limits<T>::denorm_min() * 1000;
+    const std::vector<dim2> sizes{dim2{1}, dim2{3}, dim2{3}, dim2{32}};
+    auto host = Dense<T>::create(ref, sizes);
+    std::fill(host->get_values(), host->get_values() + host->get_layout().get_num_elements(), T{});
+    for (size_type item = 0; item < sizes.size(); ++item) {
+        const auto n = sizes[item].rows;
+        for (size_type r = 0; r < n; ++r) {
+            host->get_values()[host->get_layout().get_offset(item) + r * n + r] = item == 2 ? T{2} : subnormal;
+        }
+    }
+    const auto a = host->clone_to(exec);
+    const auto info = larch::batch::invert(*a->clone_to(exec)).copy_to_host();
+    const auto gh_info = larch::batch::GaussHuard<T>::build().on(exec)->generate(a)->get_info().copy_to_host();
+    const auto cond =
+        larch::batch::CondEstimator<T>::build().on(exec)->generate(a)->get_condition_numbers().copy_to_host();
+    for (size_type item = 0; item < sizes.size(); ++item) {
+        SCOPED_TRACE("item " + std::to_string(item));
+        if (item == 2) {
+            EXPECT_EQ(info[item], 0);
+            EXPECT_EQ(gh_info[item], 0);
+            EXPECT_EQ(cond[item], T{1});
+        } else {
+            EXPECT_EQ(info[item], 1);
+            EXPECT_EQ(gh_info[item], 1);
+            EXPECT_FALSE(std::isfinite(cond[item]));
+        }
+    }
+}
+
+TEST_P(BatchDense, ItemsOfSubnormalEntriesAreFlaggedInsteadOfInvertedToInf)
+{
+    LARCH_EXECUTOR_OR_SKIP(exec, GetParam());
+    check_subnormal_items<float>(exec);
+    check_subnormal_items<double>(exec);
+}
+
 /// Diagonal blocks of sizes cycling through 1..32 (and 40, 64) of a real matrix, densified.
 std::unique_ptr<Dense<double>> diagonal_blocks(const std::string& path,
                                                std::shared_ptr<const larch::Executor> exec)

@@ -32,9 +32,10 @@ private:
 
 /**
  * Indices of the items whose info entry is nonzero. `info` (on any executor) holds one entry per item:
- * 0 = success, k > 0 = elimination step k (1-based) met a pivot p with !(|p| > n * eps * ||A_i||_inf)
- * (an exact zero, NaN, or a pivot below the rounding level of the item: the item is numerically
- * singular in precision T).
+ * 0 = success, k > 0 = elimination step k (1-based) met a pivot p with
+ * !(|p| > max(n * eps * ||A_i||_inf, the smallest normal number of T)) (an exact zero, NaN, a pivot below
+ * the rounding level of the item, or a subnormal one, whose reciprocal may overflow: the item is
+ * numerically singular in precision T).
  */
 std::vector<size_type> find_failed_items(const array<std::int32_t>& info);
 
