@@ -166,8 +166,10 @@ void BlockJacobi<V, I>::generate_blocks(const matrix::Csr<V, I>& system_matrix)
         }
     } else {
         device_block_pointers_ = array<I>{exec, num_rows + 1};
-        LARCH_RUN_KERNEL(exec, block_jacobi::find_blocks, system_matrix, parameters_.max_block_size,
-                         device_block_pointers_, num_blocks_, largest_block_);
+        // no block outgrows the matrix; the kernels take the bound as an int (2^32 became a division by 0)
+        const auto bound = std::min(parameters_.max_block_size, std::max<size_type>(num_rows, 1));
+        LARCH_RUN_KERNEL(exec, block_jacobi::find_blocks, system_matrix, bound, device_block_pointers_,
+                         num_blocks_, largest_block_);
     }
     if (num_blocks_ == 0) {
         return;

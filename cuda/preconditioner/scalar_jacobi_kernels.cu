@@ -4,6 +4,7 @@
 #include <cstdint>
 
 #include "core/preconditioner/block_jacobi_kernels.hpp"
+#include "core/preconditioner/scalar_jacobi_rule.hpp"
 #include "cuda/base/runtime.hpp"
 #include "cuda/components/launch.cuh"
 #include "cuda/components/reduction.cuh"
@@ -32,9 +33,9 @@ struct ExtractInverseDiagonal {
         const auto begin = first_in_columns(col_idxs, static_cast<index64>(row_ptrs[row]), end, row);
         const bool found = begin < end && static_cast<index64>(col_idxs[begin]) == row;
         const V diagonal = found ? values[begin] : V{};
-        const bool is_zero = diagonal == V{};
-        inverse_diagonal[row] = is_zero ? V{1} : V{1} / diagonal;
-        zero_diagonal[row] = is_zero ? I{1} : I{0};
+        const bool unscaled = jacobi_leaves_unscaled(diagonal);
+        inverse_diagonal[row] = unscaled ? V{1} : V{1} / diagonal;
+        zero_diagonal[row] = unscaled ? I{1} : I{0};
     }
 };
 

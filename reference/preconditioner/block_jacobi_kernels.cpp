@@ -2,6 +2,7 @@
 // other backends follow.
 #include "core/preconditioner/block_jacobi_kernels.hpp"
 #include "core/preconditioner/block_jacobi_item_algorithms.hpp"
+#include "core/preconditioner/scalar_jacobi_rule.hpp"
 
 namespace larch {
 namespace kernels {
@@ -22,9 +23,9 @@ void extract_inverse_diagonal(const DefaultExecutor&, const matrix::Csr<V, I>& a
                 diagonal += values[nz];
             }
         }
-        const bool is_zero = diagonal == V{};
-        inverse_diagonal.get_data()[row] = is_zero ? V{1} : V{1} / diagonal;
-        zero_diagonal.get_data()[row] = is_zero ? I{1} : I{0};
+        const bool unscaled = jacobi_leaves_unscaled(diagonal);
+        inverse_diagonal.get_data()[row] = unscaled ? V{1} : V{1} / diagonal;
+        zero_diagonal.get_data()[row] = unscaled ? I{1} : I{0};
     }
 }
 

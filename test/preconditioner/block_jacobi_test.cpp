@@ -36,6 +36,17 @@ TEST_P(BlockJacobiTest, InvertsTheDiagonalAndUsesOneForZeroEntries)
     EXPECT_EQ(jacobi->get_num_zero_diagonal_rows(), 2u);
 }
 
+TEST_P(BlockJacobiTest, LeavesRowsWithASubnormalDiagonalUnscaled)
+{
+    LARCH_EXECUTOR_OR_SKIP(exec, GetParam());
+    // 1 / 1e-310 overflows to Inf, which would reach every application
+    auto a = larch::share(
+        Csr::create(exec, larch::matrix_data<double, std::int32_t>{larch::dim2{3}, {{0, 0, 2}, {1, 1, 1e-310}, {2, 2, 4}}}));
+    auto jacobi = Jacobi::build().on(exec)->generate(a);
+    EXPECT_EQ(jacobi->get_inverse_diagonal().copy_to_host(), (std::vector<double>{0.5, 1, 0.25}));
+    EXPECT_EQ(jacobi->get_zero_diagonal_rows(), (std::vector<std::int32_t>{1}));
+}
+
 TEST_P(BlockJacobiTest, AppliesToSeveralColumnsAndScales)
 {
     LARCH_EXECUTOR_OR_SKIP(exec, GetParam());
@@ -108,6 +119,22 @@ TEST_P(BlockJacobiTest, ApplyWithDotRejectsBlocksAndWrongSizes)
 
 INSTANTIATE_TEST_SUITE_P(AllExecutors, BlockJacobiTest, ::testing::ValuesIn(larch::test::executor_names()),
                          [](const auto& info) { return info.param; });
+
+// Blocks above 32 rows run on the host executors only.
+TEST(BlockJacobi, TakesABoundAboveTheNumberOfRowsAsThatNumber)
+{
+    for (const std::string name : {"reference", "omp"}) {
+        SCOPED_TRACE(name);
+        auto exec = larch::make_executor(name);
+        auto a = larch::share(Csr::create(
+            exec, larch::matrix_data<double, std::int32_t>{
+                      larch::dim2{3}, {{0, 0, 4}, {0, 1, 1}, {1, 0, 1}, {1, 1, 4}, {1, 2, 1}, {2, 1, 1}, {2, 2, 4}}}));
+        // 2^32 reached the blocking kernels as the int 0 and divided by it
+        auto jacobi = Jacobi::build().with_max_block_size(larch::size_type{1} << 32).on(exec)->generate(a);
+        EXPECT_EQ(jacobi->get_num_blocks(), 1u);
+        EXPECT_EQ(jacobi->get_num_singular_blocks(), 0u);
+    }
+}
 
 TEST(BlockJacobi, RejectsBadParametersNamingTheValue)
 {

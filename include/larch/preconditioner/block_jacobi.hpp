@@ -69,8 +69,9 @@ enum class BlockPrecision : std::uint8_t { double_precision = 0, single_precisio
  * supervariable blocking: consecutive rows with identical column patterns form a supervariable, a
  * supervariable longer than max_block_size is split into pieces of max_block_size rows, and consecutive
  * supervariables are agglomerated greedily while the block stays within max_block_size. max_block_size
- * may be any positive value on reference and omp; on cuda and hip it is limited to 32 (the register
- * kernels' bound; larger values throw NotSupported), and so are user block pointers.
+ * may be any positive value on reference and omp (above the number of rows it acts as that number); on
+ * cuda and hip it is limited to 32 (the register kernels' bound; larger values throw NotSupported), and
+ * so are user block pointers.
  *
  * Generation (one pass over A plus O(sum n_b^3) flops): with Gauss-Jordan each block is extracted from the
  * CSR matrix, inverted and its condition number cond_inf = ||A_b||_inf ||A_b^-1||_inf computed in one pass
@@ -104,9 +105,10 @@ enum class BlockPrecision : std::uint8_t { double_precision = 0, single_precisio
  * gathers b by P into a workspace kept with the preconditioner (one gather pass more; applies of one
  * preconditioner from several threads are serialized).
  *
- * Zero diagonal rule (scalar Jacobi and fallback blocks): a zero or missing diagonal entry a(i, i) gives
- * D^{-1}(i, i) = 1, i.e. that row of the residual is passed through unscaled instead of dividing by zero.
- * The rows concerned are reported by get_zero_diagonal_rows().
+ * Zero diagonal rule (scalar Jacobi and fallback blocks): a diagonal entry a(i, i) whose reciprocal is not
+ * a finite number (zero, missing, NaN, or subnormal so that 1 / a(i, i) overflows) gives D^{-1}(i, i) = 1,
+ * i.e. that row of the residual is passed through unscaled instead of scaled by Inf or NaN. The rows
+ * concerned are reported by get_zero_diagonal_rows().
  *
  * Runs on reference, omp, cuda and hip.
  *
@@ -205,7 +207,7 @@ public:
     // The reports below stay on the executor during generation and are copied to the host on the first
     // query (thread-safe); the references they return live as long as the preconditioner.
 
-    /// Rows whose diagonal entry is zero or missing (their D^{-1} entry is 1), ascending.
+    /// Rows whose diagonal entry is zero, missing, NaN or subnormal (their D^{-1} entry is 1), ascending.
     const std::vector<I>& get_zero_diagonal_rows() const { return report().zero_diagonal_rows; }
     size_type get_num_zero_diagonal_rows() const { return report().zero_diagonal_rows.size(); }
 
