@@ -121,10 +121,9 @@ std::unique_ptr<Dense<T>> Dense<T>::create_columns_view(size_type first, size_ty
 {
     const auto cols = get_size().cols;
     LARCH_ENSURE(first <= cols && count <= cols - first, BadInput,
-                 "Dense::create_columns_view: columns [" + std::to_string(first) + ", " +
-                     std::to_string(first + count) + ") do not lie inside the " +
-                     std::to_string(cols) + " columns of the " + to_string(get_size()) +
-                     " matrix");
+                 "Dense::create_columns_view: " + std::to_string(count) + " columns from column " +
+                     std::to_string(first) + " do not lie inside the " + std::to_string(cols) +
+                     " columns of the " + to_string(get_size()) + " matrix");
     const dim2 size{get_size().rows, count};
     const auto spanned = spanned_elements(size, stride_);
     auto view = array<T>::view(get_executor(), spanned, spanned == 0 ? nullptr : get_values() + first);

@@ -48,7 +48,9 @@ namespace {
 IterationOutcome breakdown_outcome(double rho, double p_q)
 {
     if (!std::isfinite(rho)) {
-        return {stop::Reason::non_finite, "Cg: r^T M^{-1} r is NaN or Inf (check the preconditioner)"};
+        return {stop::Reason::non_finite,
+                "Cg: r^T M^{-1} r is NaN or Inf (NaN or Inf from the preconditioner, or a residual above about "
+                "1e154, whose squares overflow)"};
     }
     if (rho == 0) {
         return {stop::Reason::breakdown, "Cg: r^T M^{-1} r = 0 for a nonzero residual (singular preconditioner)"};

@@ -405,6 +405,10 @@ TEST(DenseErrors, BadCreationArgumentsThrowBadInput)
     auto a = Dense<double>::create(exec, dim2{2, 2});
     EXPECT_THROW(a->create_column_view(2), larch::BadInput);
     EXPECT_THROW(a->create_columns_view(1, 2), larch::BadInput);
+    // first + count wrapped around in the message ("columns [1, 0)")
+    const auto huge =
+        error_message_of([&] { a->create_columns_view(1, std::numeric_limits<larch::size_type>::max()); });
+    expect_contains(huge, "18446744073709551615 columns from column 1 do not lie inside the 2 columns");
     EXPECT_THROW(a->at(2, 0), larch::BadInput);
 }
 
