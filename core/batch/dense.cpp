@@ -2,6 +2,7 @@
 #include "larch/batch/dense.hpp"
 
 #include "core/batch/batch_dense_kernels.hpp"
+#include "core/batch/validation.hpp"
 
 namespace larch {
 namespace batch {
@@ -97,10 +98,8 @@ template <typename T>
 void Dense<T>::copy_from(const Dense& other)
 {
     if (!layout_.same_sizes(other.layout_)) {
-        LARCH_THROW(DimensionMismatch, "batch::Dense::copy_from: the source has " +
-                                           std::to_string(other.get_num_items()) +
-                                           " items of other sizes than this batch's " +
-                                           std::to_string(get_num_items()));
+        LARCH_THROW(DimensionMismatch, "batch::Dense::copy_from: the source must have this batch's item sizes: " +
+                                           detail::size_difference(other.layout_, layout_));
     }
     values_.copy_from(other.values_);
 }

@@ -26,6 +26,22 @@ void ensure_square_items(const Dense<T>& a, const std::string& operation)
     }
 }
 
+/// How the item sizes of `given` differ from those of `expected`, for a message: the item counts, or the
+/// first item whose sizes differ ("item 3 is 4x4, not 5x5"); empty if they do not differ.
+inline std::string size_difference(const ItemLayout& given, const ItemLayout& expected)
+{
+    if (given.get_num_items() != expected.get_num_items()) {
+        return std::to_string(given.get_num_items()) + " items, not " + std::to_string(expected.get_num_items());
+    }
+    for (size_type item = 0; item < given.get_num_items(); ++item) {
+        if (given.get_size(item) != expected.get_size(item)) {
+            return "item " + std::to_string(item) + " is " + to_string(given.get_size(item)) + ", not " +
+                   to_string(expected.get_size(item));
+        }
+    }
+    return {};
+}
+
 /// Throws DimensionMismatch unless `b` has the item sizes of `a`, NotSupported unless `b`'s memory
 /// is addressable from `a`'s executor.
 template <typename T>
@@ -33,10 +49,8 @@ void ensure_same_layout(const Dense<T>& a, const Dense<T>& b, const std::string&
                         const char* b_name)
 {
     if (!a.get_layout().same_sizes(b.get_layout())) {
-        LARCH_THROW(DimensionMismatch, operation + ": " + b_name + " (" +
-                                           std::to_string(b.get_num_items()) +
-                                           " items) must have the item sizes of the input (" +
-                                           std::to_string(a.get_num_items()) + " items)");
+        LARCH_THROW(DimensionMismatch, operation + ": " + b_name + " must have the item sizes of the input: " +
+                                           size_difference(b.get_layout(), a.get_layout()));
     }
     if (!a.get_executor()->memory_accessible(*b.get_executor())) {
         LARCH_THROW(NotSupported, operation + ": " + b_name + " lives on " +

@@ -238,6 +238,23 @@ TYPED_TEST(BatchDenseReference, RejectsInvalidInputBeforeAnyKernel)
     } catch (const larch::DimensionMismatch& e) {
         EXPECT_NE(std::string{e.what()}.find("item 2"), std::string::npos) << e.what();
     }
+    // a batch of other item sizes names its first differing item
+    const auto message_of = [](auto&& call) {
+        try {
+            call();
+        } catch (const larch::DimensionMismatch& e) {
+            return std::string{e.what()};
+        }
+        return std::string{"no exception"};
+    };
+    auto other_sizes = Dense<T>::create(this->exec, {dim2{2}, dim2{3}, dim2{2}});
+    auto three = Dense<T>::create(this->exec, {dim2{2}, dim2{2}, dim2{2}});
+    EXPECT_NE(message_of([&] { three->copy_from(*other_sizes); }).find("item 1 is 3x3, not 2x2"),
+              std::string::npos);
+    auto two = Dense<T>::create(this->exec, {dim2{2}, dim2{2}});
+    EXPECT_NE(message_of([&] { larch::batch::invert(*three, *two); }).find("the inverse must have the item sizes "
+                                                                         "of the input: 2 items, not 3"),
+              std::string::npos);
 }
 
 TYPED_TEST(BatchDenseReference, EmptyBatchRunsNoKernel)
