@@ -108,12 +108,7 @@ bool parse(int argc, char** argv, Options& options)
 try {
     for (int i = 1; i < argc; ++i) {
         const std::string arg = argv[i];
-        auto value = [&]() -> std::string {
-            if (i + 1 >= argc) {
-                throw larch::BadInput(__FILE__, __LINE__, "flag " + arg + " needs a value");
-            }
-            return argv[++i];
-        };
+        auto value = [&] { return larch::examples::next_flag_value(argc, argv, i); };
         if (arg == "--help" || arg == "-h") {
             options.help = true;
             return true;

@@ -49,12 +49,7 @@ Settings parse_arguments(int argc, char** argv)
     Settings settings;
     for (int i = 1; i < argc; ++i) {
         const std::string arg = argv[i];
-        auto value = [&]() -> std::string {
-            if (i + 1 >= argc) {
-                throw BadInput(__FILE__, __LINE__, "flag " + arg + " needs a value\n" + usage);
-            }
-            return argv[++i];
-        };
+        auto value = [&] { return examples::next_flag_value(argc, argv, i, std::string{"\n"} + usage); };
         if (arg == "--size") {
             settings.grid_size = positive_value(arg, value());
         } else if (arg == "--executor") {

@@ -71,10 +71,7 @@ int run(int argc, char** argv)
     larch::size_type size = 20;
     for (int i = 1; i < argc; ++i) {
         const std::string arg = argv[i];
-        const auto value = [&]() -> std::string {
-            LARCH_ENSURE(i + 1 < argc, larch::BadInput, arg + " needs a value");
-            return argv[++i];
-        };
+        const auto value = [&] { return larch::examples::next_flag_value(argc, argv, i); };
         if (arg == "--help" || arg == "-h") {
             int rank = 0;
             MPI_Comm_rank(MPI_COMM_WORLD, &rank);

@@ -60,5 +60,18 @@ Number flag_value(const std::string& flag, const std::string& text)
     }
 }
 
+/**
+ * The argument after the flag argv[i], which the call consumes (i moves on to it).
+ *
+ * @throws BadInput  "flag <flag> needs a value" (then `hint`, e.g. a usage text) when argv[i] is the last
+ */
+inline std::string next_flag_value(int argc, char** argv, int& i, const std::string& hint = "")
+{
+    if (i + 1 >= argc) {
+        throw BadInput(__FILE__, __LINE__, std::string{"flag "} + argv[i] + " needs a value" + hint);
+    }
+    return argv[++i];
+}
+
 }  // namespace examples
 }  // namespace larch

@@ -91,12 +91,7 @@ Settings parse_arguments(int argc, char** argv)
     Settings settings;
     for (int i = 1; i < argc; ++i) {
         const std::string arg = argv[i];
-        auto value = [&]() -> std::string {
-            if (i + 1 >= argc) {
-                throw BadInput(__FILE__, __LINE__, arg + " needs a value\n" + usage);
-            }
-            return argv[++i];
-        };
+        auto value = [&] { return examples::next_flag_value(argc, argv, i, std::string{"\n"} + usage); };
         // The whole value as a count or a finite number (examples/flag_value.hpp says why not std::stoul).
         auto count_value = [&]() { return examples::flag_value<size_type>(arg, value()); };
         auto number_value = [&]() { return examples::flag_value<double>(arg, value()); };

@@ -453,12 +453,7 @@ try {
     Settings settings;
     for (int i = 1; i < argc; ++i) {
         const std::string arg = argv[i];
-        auto value = [&]() -> std::string {
-            if (i + 1 >= argc) {
-                throw BadInput(__FILE__, __LINE__, "flag " + arg + " needs a value");
-            }
-            return argv[++i];
-        };
+        auto value = [&] { return examples::next_flag_value(argc, argv, i); };
         if (arg == "--executor") {
             settings.executor = value();
         } else if (arg == "--output") {
