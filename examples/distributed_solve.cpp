@@ -104,11 +104,16 @@ int run(int argc, char** argv)
     if (!path.empty()) {
         A = larch::share(larch::distributed::Matrix<double>::read_matrix_market(exec, comm, path));
     } else {
-        const auto n = size * size * size;
-        const auto partition = larch::distributed::Partition::create_uniform(comm, n);
-        A = larch::share(larch::distributed::Matrix<double>::create_from_global(
-            exec, partition,
-            comm->rank() == 0 ? larch::generate::laplace_3d<double, std::int32_t>(size) : larch::matrix_data<double>{}));
+        // Only process 0 generates: a size it refuses (0, or too many rows for the index type) must end the
+        // other processes too, not leave them waiting in the scatter.
+        larch::matrix_data<double> data;
+        comm->check_on_every_process([&] {
+            if (comm->rank() == 0) {
+                data = larch::generate::laplace_3d<double, std::int32_t>(size);
+            }
+        });
+        const auto partition = larch::distributed::Partition::create_uniform(comm, size * size * size);
+        A = larch::share(larch::distributed::Matrix<double>::create_from_global(exec, partition, data));
     }
     const auto partition = A->get_partition();
     auto b = larch::distributed::Vector<double>::create(exec, partition);
