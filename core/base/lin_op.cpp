@@ -2,6 +2,8 @@
 #include "larch/base/lin_op.hpp"
 
 #include <cstdint>
+#include <string>
+#include <vector>
 
 #include "larch/base/process_group.hpp"
 
@@ -80,7 +82,20 @@ void LinOp::check_operands(ptr_param<const LinOp> b, ptr_param<LinOp> x) const
         validate_apply("apply", *b, *x);
         return;
     }
-    group->check_on_every_process([&] { validate_apply("apply", *b, *x); });
+    // Each process checks its own operands; the column count must also agree between processes, or the
+    // halo messages and the reductions of the apply would carry different counts on different processes.
+    const auto columns = static_cast<double>(b->get_size().cols);
+    std::vector<double> all_columns(static_cast<size_type>(group->get_num_processes()));
+    group->allgather(&columns, 1, all_columns.data());
+    group->check_on_every_process([&] {
+        validate_apply("apply", *b, *x);
+        if (columns != all_columns.front()) {
+            LARCH_THROW(DimensionMismatch, get_type_name() + "::apply: b has " + std::to_string(b->get_size().cols) +
+                                               " columns on this process but " +
+                                               std::to_string(static_cast<size_type>(all_columns.front())) +
+                                               " on process 0 (every process passes the same number of columns)");
+        }
+    });
 }
 
 void LinOp::apply(ptr_param<const LinOp> b, ptr_param<LinOp> x) const

@@ -1,6 +1,6 @@
 // Bad input to the distributed module fails on every process with a clear exception, and no process is left
-// waiting: mismatched partitions, a vector of another partition, a process passing another size, a row a
-// process does not own, an unreadable file, bad partition ranges. (A hang would end at the ctest timeout.)
+// waiting: mismatched partitions, a vector of another partition, a process passing another size or column
+// count, a row a process does not own, an unreadable file, bad partition ranges. (A hang would end at the ctest timeout.)
 #include <gtest/gtest.h>
 
 #include <cmath>
@@ -120,6 +120,31 @@ TEST(DistributedErrors, BadRootDataAndUnreadableFileThrowEverywhere)
     EXPECT_TRUE(throws_everywhere<BadInput>(
         [&] { Matrix::read_matrix_market(make_executor("reference"), comm, "/nonexistent/larch.mtx"); }, &message));
     EXPECT_NE(message.find("larch.mtx"), std::string::npos) << message;
+}
+
+TEST(DistributedErrors, AColumnCountThatDiffersBetweenProcessesThrowsEverywhere)
+{
+    const auto comm = world();
+    if (comm->size() == 1) {
+        GTEST_SKIP() << "one process has no other process to differ from";
+    }
+    const auto exec = make_executor("reference");
+    const auto matrix = laplace(make_partition(PartitionKind::uniform, n));
+    // Each process's operands are consistent in themselves; only the last process has two columns.
+    const size_type columns = comm->rank() == comm->size() - 1 ? 2 : 1;
+    const auto b = Vector::create(exec, matrix->get_partition(), columns);
+    b->fill(1.0);
+    auto x = Vector::create(exec, matrix->get_partition(), columns);
+    std::string message;
+    EXPECT_TRUE(throws_everywhere<DimensionMismatch>([&] { matrix->apply(b, x); }, &message));
+    EXPECT_NE(message.find("columns"), std::string::npos) << message;
+    // A solver on the matrix refuses it the same way, on every process.
+    const auto solver = solver::Cg<double>::build().with_criteria(stop::max_iterations(10)).on(exec)->generate(matrix);
+    EXPECT_TRUE(throws_everywhere<DimensionMismatch>([&] { solver->apply(b, x); }));
+    // Nothing was left half-done: the next collective operation works.
+    const auto ok = Vector::create(exec, matrix->get_partition(), 1);
+    ok->fill(1.0);
+    EXPECT_DOUBLE_EQ(ok->compute_norm2()[0], std::sqrt(static_cast<double>(n)));
 }
 
 TEST(DistributedErrors, BadPartitionRangesThrowEverywhere)

@@ -107,9 +107,9 @@ protected:
     virtual memory_span get_memory_span() const noexcept { return {}; }
 
     /// The processes that apply this operator together (operators spread over processes, and solvers on
-    /// them), or null. With a group, apply's operand checks are collective: bad operands on one process
-    /// make apply throw on every process of the group (ProcessGroup::check_on_every_process), never leave
-    /// the others waiting for it.
+    /// them), or null. With a group, apply's operand checks are collective: bad operands on one process,
+    /// or a b whose column count differs from process 0's, make apply throw on every process of the group
+    /// (ProcessGroup::check_on_every_process), never leave the others waiting for it.
     virtual const ProcessGroup* get_apply_group() const noexcept { return nullptr; }
 
     virtual void apply_impl(const LinOp& b, LinOp& x) const = 0;

@@ -32,13 +32,14 @@ namespace distributed {
  * As a LinOp it is this process's block: local_rows x local_rows, applied to vectors of this process's rows
  * (distributed::Vector, or a plain matrix::Dense of local rows inside a solver); apply is collective. x = A b:
  * post the receives and sends of the ghost values (non-blocking MPI), compute the local product meanwhile,
- * wait, then add the non-local product. Operand checks are collective (a wrong size on one process throws
- * DimensionMismatch on every process). The rows to send are gathered on the executor first, so only they
- * leave a device; there they are staged through page-locked host memory, unless the MPI library is
- * CUDA-aware (mpi::is_cuda_aware()), which then sends and receives device memory directly. The gathered
- * rows, the received ghosts and the staging memory are allocated at the first apply and kept (allocated
- * again only for another column count). One apply at a time per matrix and per communicator (those buffers
- * are the matrix's, and the messages of concurrent applies would mix).
+ * wait, then add the non-local product. Operand checks are collective (a wrong size on one process, or a
+ * column count that differs between processes, throws DimensionMismatch on every process). The rows to send
+ * are gathered on the executor first, so only they leave a device; there they are staged through
+ * page-locked host memory, unless the MPI library is CUDA-aware (mpi::is_cuda_aware()), which then sends
+ * and receives device memory directly. The gathered rows, the received ghosts and the staging memory are
+ * allocated at the first apply and kept (allocated again only for another column count). One apply at a
+ * time per matrix and per communicator (those buffers are the matrix's, and the messages of concurrent
+ * applies would mix).
  *
  * As a SplitOperator the unchanged Krylov solvers run on it (see solver::IterativeSolver) and generate their
  * preconditioner on the local block: preconditioner::BlockJacobi on each process's diagonal block.
