@@ -128,6 +128,15 @@ std::unique_ptr<Matrix<V, I>> Matrix<V, I>::read_matrix_market(std::shared_ptr<c
     LARCH_ENSURE(comm, BadInput, "distributed::Matrix::read_matrix_market: the communicator is null");
     matrix_data<V, I> data;
     comm->check_on_every_process([&] {
+        // Process 0 of `comm` reads and process 0 of the partition's communicator scatters: they must be
+        // the same processes in the same order.
+        if (partition) {
+            int comparison = MPI_UNEQUAL;
+            LARCH_MPI_CHECK(MPI_Comm_compare(comm->get(), partition->get_communicator()->get(), &comparison));
+            LARCH_ENSURE(comparison == MPI_IDENT || comparison == MPI_CONGRUENT, BadInput,
+                         "distributed::Matrix::read_matrix_market: the partition is over another communicator "
+                         "than `comm` (other processes, or the same ones in another order)");
+        }
         if (comm->rank() == 0) {
             data = io::read_matrix_market_data<V, I>(path);
             LARCH_ENSURE(data.size.rows == data.size.cols, DimensionMismatch,

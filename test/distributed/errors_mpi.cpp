@@ -1,6 +1,7 @@
 // Bad input to the distributed module fails on every process with a clear exception, and no process is left
 // waiting: mismatched partitions, a vector of another partition, a process passing another size or column
-// count, a row a process does not own, an unreadable file, bad partition ranges. (A hang would end at the ctest timeout.)
+// count, a row a process does not own, an unreadable file, a partition over another communicator, bad
+// partition ranges. (A hang would end at the ctest timeout.)
 #include <gtest/gtest.h>
 
 #include <cmath>
@@ -145,6 +146,41 @@ TEST(DistributedErrors, AColumnCountThatDiffersBetweenProcessesThrowsEverywhere)
     const auto ok = Vector::create(exec, matrix->get_partition(), 1);
     ok->fill(1.0);
     EXPECT_DOUBLE_EQ(ok->compute_norm2()[0], std::sqrt(static_cast<double>(n)));
+}
+
+TEST(DistributedErrors, ReadingWithAPartitionOverAnotherCommunicatorThrowsEverywhere)
+{
+    const auto comm = world();
+    const auto path = matrix_path("bcsstk01");
+    if (path.empty()) {
+        GTEST_SKIP() << "bcsstk01.mtx is missing from " << LARCH_MATRICES_DIR;
+    }
+    const auto exec = make_executor("reference");
+    {
+        // The same processes in the same order (a duplicate of the world): the file reads as usual.
+        MPI_Comm duplicate{};
+        MPI_Comm_dup(MPI_COMM_WORLD, &duplicate);
+        {
+            const auto partition = distributed::Partition::create_uniform(mpi::communicator::create(duplicate), 48);
+            EXPECT_EQ(Matrix::read_matrix_market(exec, comm, path, partition)->get_partition()->get_global_rows(),
+                      48u);
+        }
+        MPI_Comm_free(&duplicate);
+    }
+    if (comm->size() == 1) {
+        return;
+    }
+    // The world in reverse order: process 0 of the partition's communicator is not the one that read.
+    MPI_Comm reversed{};
+    MPI_Comm_split(MPI_COMM_WORLD, 0, comm->size() - comm->rank(), &reversed);
+    {
+        const auto partition = distributed::Partition::create_uniform(mpi::communicator::create(reversed), 48);
+        std::string message;
+        EXPECT_TRUE(throws_everywhere<BadInput>([&] { Matrix::read_matrix_market(exec, comm, path, partition); },
+                                                &message));
+        EXPECT_NE(message.find("another communicator"), std::string::npos) << message;
+    }
+    MPI_Comm_free(&reversed);
 }
 
 TEST(DistributedErrors, BadPartitionRangesThrowEverywhere)

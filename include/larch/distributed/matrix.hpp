@@ -70,7 +70,8 @@ public:
                                                      const matrix_data<V, I>& local_data);
     /**
      * From a Matrix Market file read by process 0 and scattered; with a null partition, a uniform one over
-     * `comm`. Collective; a file that cannot be read throws BadInput on every process.
+     * `comm`. Collective; a file that cannot be read, or a partition over another communicator than `comm`
+     * (other processes, or the same ones in another order), throws BadInput on every process.
      */
     static std::unique_ptr<Matrix> read_matrix_market(std::shared_ptr<const Executor> exec,
                                                       std::shared_ptr<const mpi::communicator> comm,
