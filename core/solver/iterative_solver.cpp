@@ -115,8 +115,17 @@ IterativeSolver<T>::IterativeSolver(std::shared_ptr<const Executor> exec,
                  name_ + "::generate: both a preconditioner factory and a generated preconditioner "
                          "were given; pass only one");
     if (parameters.preconditioner) {
-        preconditioner_ =
-            share(parameters.preconditioner.on(exec)->generate(split ? split->get_local_block() : system_matrix_));
+        const auto generate_preconditioner = [&] {
+            preconditioner_ = share(
+                parameters.preconditioner.on(exec)->generate(split ? split->get_local_block() : system_matrix_));
+        };
+        // On the local block it may fail on one process only (a singular diagonal block there): every process
+        // then throws, rather than the others waiting for it in the first apply.
+        if (group_) {
+            group_->check_on_every_process(generate_preconditioner);
+        } else {
+            generate_preconditioner();
+        }
     } else if (parameters.generated_preconditioner) {
         preconditioner_ = parameters.generated_preconditioner;
         LARCH_ENSURE(preconditioner_->get_size() == size, DimensionMismatch,

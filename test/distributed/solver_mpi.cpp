@@ -1,6 +1,7 @@
 // The unchanged Krylov solvers on distributed::Matrix against the same solvers on one process: CG, BiCGSTAB,
 // GMRES and IDR(4) with scalar Jacobi (the same preconditioner whatever the partition), on generated and real
-// matrices, every partition kind; block-Jacobi on each process's diagonal block; a JSON-configured solver.
+// matrices, every partition kind; block-Jacobi on each process's diagonal block, and its failure on one
+// process only; a JSON-configured solver.
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -254,6 +255,30 @@ TEST(DistributedSolvers, BlockJacobiOnEachLocalBlockPreconditions)
     if (unpreconditioned->get_status().reason == stop::Reason::converged) {
         EXPECT_LT(preconditioned->get_status().iterations, unpreconditioned->get_status().iterations);
     }
+}
+
+TEST(DistributedSolvers, APreconditionerThatFailsOnOneProcessThrowsOnEveryProcess)
+{
+    // Two rows per process, the identity but for the last process's diagonal block [[1, 1], [1, 1]], which
+    // is singular: block-Jacobi told to throw for such a block fails on that process only.
+    const auto comm = world();
+    const auto n = 2 * static_cast<size_type>(comm->size());
+    matrix_data<double> data{dim2{n, n}};
+    for (size_type row = 0; row < n; ++row) {
+        data.entries.push_back({static_cast<std::int32_t>(row), static_cast<std::int32_t>(row), 1.0});
+    }
+    const auto last = static_cast<std::int32_t>(n - 1);
+    data.entries.push_back({last - 1, last, 1.0});
+    data.entries.push_back({last, last - 1, 1.0});
+    const auto exec = make_executor("reference");
+    const auto matrix = share(Matrix::create_from_global(exec, make_partition(PartitionKind::uniform, n), data));
+    const auto jacobi = preconditioner::BlockJacobi<double>::build().with_max_block_size(2).with_on_singular_block(
+        preconditioner::SingularBlockPolicy::throw_error);
+    const auto factory =
+        solver::Cg<double>::build().with_criteria(stop::max_iterations(10)).with_preconditioner(jacobi).on(exec);
+    std::string message;
+    EXPECT_TRUE(throws_everywhere<BadInput>([&] { factory->generate(matrix); }, &message));
+    EXPECT_NE(message.find("singular"), std::string::npos) << message;
 }
 
 TEST(DistributedSolvers, JsonConfiguredSolverRunsOnADistributedMatrix)

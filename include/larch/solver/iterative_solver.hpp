@@ -161,7 +161,8 @@ struct IterationOutcome {
  * On a system matrix spread over processes (a SplitOperator such as distributed::Matrix) the same algorithms
  * run on every process over its block of rows: apply completes every dot product and norm over the
  * process group (a ReductionScope), so all processes see the same scalars and take the same branches, and a
- * preconditioner factory is generated on the process's local diagonal block.
+ * preconditioner factory is generated on the process's local diagonal block. Generation is then collective:
+ * a preconditioner that fails on one process (a singular block there) throws on every process.
  */
 template <typename T>
 class IterativeSolver : public LinOp {
