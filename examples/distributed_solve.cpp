@@ -122,8 +122,12 @@ int run(int argc, char** argv)
     x->fill(0.0);
 
     // The solver is an ordinary larch solver: it sees A as a LinOp and b, x as Dense vectors.
-    const auto factory = config_path.empty() ? make_factory(solver_name, exec)
-                                             : larch::config::read_solver_config<double>(config_path, exec);
+    // Every process reads the description itself: one that cannot (a file missing on its node) ends them all.
+    std::unique_ptr<larch::solver::SolverFactory<double>> factory;
+    comm->check_on_every_process([&] {
+        factory = config_path.empty() ? make_factory(solver_name, exec)
+                                      : larch::config::read_solver_config<double>(config_path, exec);
+    });
     const auto solver = factory->generate(A);
     const double setup_seconds = seconds_since(setup_start);
     MPI_Barrier(comm->get());
