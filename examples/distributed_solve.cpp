@@ -136,8 +136,11 @@ int run(int argc, char** argv)
     exec->synchronize();
     const double solve_seconds = seconds_since(solve_start);
 
-    // The true residual ||b - A x|| / ||b|| of the whole system (both norms are collective).
-    const double relative_residual = larch::residual_norm<double>(A, b, x) / b->compute_norm2()[0];
+    // The true residual ||b - A x|| / ||b|| of the whole system (both norms are collective); ||b - A x|| where
+    // b is zero (an empty matrix), as solve prints it.
+    const double b_norm = b->compute_norm2()[0];
+    const double residual = larch::residual_norm<double>(A, b, x);
+    const double relative_residual = b_norm > 0 ? residual / b_norm : residual;
 
     const auto status = solver->get_status();
     // One line per process, in rank order.
