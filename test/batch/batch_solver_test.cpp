@@ -281,6 +281,29 @@ TEST_P(BatchSolverOnRealMatrices, AgreesWithReferenceUpTo1024Rows)
     compare(items, b, 200, 1e-8, true);
 }
 
+/// Parameter: the executor, the reference included.
+class BatchSolverLimits : public ::testing::TestWithParam<std::string> {};
+
+TEST_P(BatchSolverLimits, TheLargestIterationLimitCostsNoHistoryMemoryWhenNoLoggerAsksForOne)
+{
+    // 2^31 - 2 is the largest limit generate accepts; a residual history row of that many entries (16 GiB in
+    // double) used to be allocated, filled and copied on every apply although no logger asked for it. A
+    // 3 x 3 Laplacian converges in at most 3 CG iterations, so the limit itself is never reached.
+    LARCH_EXECUTOR_OR_SKIP(exec, GetParam());
+    const size_type largest_limit = std::numeric_limits<std::int32_t>::max() - 1;
+    const auto a = larch::share(larch::batch::Csr<double>::create(exec, {larch::test::tridiagonal<double>(3)}));
+    auto solver = larch::batch::Cg<double>::build().with_max_iterations(largest_limit).on(exec)->generate(a);
+    const auto b = Vector<double>::create(exec, {3}, 1, {1.0, 1.0, 1.0});
+    auto x = Vector<double>::create(exec, {3}, 1, {0.0, 0.0, 0.0});
+    solver->apply(*b, *x);
+    const auto result = solver->get_result();
+    EXPECT_EQ(result.get_status(0), ItemStatus::converged);
+    EXPECT_LE(result.get_iterations(0), 3u);
+    EXPECT_FALSE(result.has_residual_history(0));
+}
+
+INSTANTIATE_TEST_SUITE_P(Executors, BatchSolverLimits, ::testing::ValuesIn(larch::test::executor_names()));
+
 std::string parameter_name(
     const ::testing::TestParamInfo<std::tuple<std::string, std::string, std::string, std::string>>& info)
 {

@@ -205,9 +205,11 @@ void BatchIterativeSolver<T>::apply_impl(const Vector<T>& b, Vector<T>& x) const
             }
         }
     }
+    // Rows for the tracked items only (none: an empty buffer, which the kernels never touch): one row of
+    // max_iterations + 1 entries filled and copied on every apply cost a 10-row solve 13 s and 800 MB at a
+    // limit of 10^8 iterations, and 23 GB at 10^9, with no logger at all.
     const auto history_length = static_cast<size_type>(max_iterations) + 1;
-    const std::vector<T> unset_history(std::max<size_type>(tracked.size(), 1) * history_length,
-                                       std::numeric_limits<T>::quiet_NaN());
+    const std::vector<T> unset_history(tracked.size() * history_length, std::numeric_limits<T>::quiet_NaN());
 
     array<T> item_tolerances{exec, tolerances.begin(), tolerances.end()};
     array<std::int32_t> history_slots{exec, slots.begin(), slots.end()};
