@@ -3,6 +3,8 @@
 #include "larch/batch/ell.hpp"
 
 #include <algorithm>
+#include <cstdint>
+#include <limits>
 
 #include "core/batch/batch_sparse_kernels.hpp"
 #include "core/batch/sparse_preparation.hpp"
@@ -26,15 +28,25 @@ std::unique_ptr<Ell<T, I>> Ell<T, I>::create(std::shared_ptr<const Executor> exe
     std::vector<size_type> num_slots;
     std::vector<size_type> widths;
     size_type num_nonzeros = 0;
-    for (const auto* item_data : prepared.items) {
-        const auto& data = *item_data;
+    for (size_type item = 0; item < prepared.items.size(); ++item) {
+        const auto& data = *prepared.items[item];
         std::vector<size_type> row_nnz(data.size.rows, 0);
         for (const auto& e : data.entries) {
             ++row_nnz[static_cast<size_type>(e.row)];
         }
-        widths.push_back(*std::max_element(row_nnz.begin(), row_nnz.end()));
+        const auto longest_row = std::max_element(row_nnz.begin(), row_nnz.end());
+        widths.push_back(*longest_row);
         num_slots.push_back(widths.back() * data.size.rows);
         num_nonzeros += data.entries.size();
+        // Every row gets as many slots as the longest one, so one long row alone can exceed the 2^31 - 1 stored
+        // entries an item may have; the layout's own message would count slots the caller never gave.
+        LARCH_ENSURE(num_slots.back() <= static_cast<size_type>(std::numeric_limits<std::int32_t>::max()), BadInput,
+                     "batch::Ell::create: item " + std::to_string(item) + " (" + to_string(data.size) + ", " +
+                         std::to_string(data.entries.size()) + " nonzeros) would need " +
+                         std::to_string(num_slots.back()) + " ELL slots, more than 2^31-1: its row " +
+                         std::to_string(longest_row - row_nnz.begin()) + " holds " + std::to_string(widths.back()) +
+                         " entries, which every one of its " + std::to_string(data.size.rows) +
+                         " rows is padded to; store it as batch::Csr or batch::Coo");
     }
     SparseLayout layout{exec, prepared.sizes, num_slots, prepared.shared_pattern};
     std::vector<T> values(layout.get_total_stored(), T{});

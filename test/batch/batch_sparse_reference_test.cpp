@@ -3,6 +3,7 @@
 // both applies, and bad input rejected with a message naming the item and the entry.
 #include <gtest/gtest.h>
 
+#include <cstdint>
 #include <cstdio>
 #include <fstream>
 #include <limits>
@@ -306,6 +307,31 @@ TYPED_TEST(BatchSparseReference, ReadsOneItemPerMatrixMarketFile)
         EXPECT_EQ(a->to_data()[item].entries, items[item].entries);
         std::remove(paths[item].c_str());
     }
+}
+
+TEST(BatchEllReference, RejectsAnItemWhoseLongestRowPadsItBeyond2To31SlotsNamingTheRow)
+{
+    // 50,000 rows whose row 7 is full: 99,999 nonzeros, but 50,000 slots in each of the 50,000 rows of ELL.
+    const std::int32_t n = 50000;
+    matrix_data<double> item{dim2{n, n}};
+    for (std::int32_t col = 0; col < n; ++col) {
+        item.entries.push_back({7, col, 1.0});
+    }
+    for (std::int32_t row = 0; row < n; ++row) {
+        if (row != 7) {
+            item.entries.push_back({row, row, 2.0});
+        }
+    }
+    const auto ref = larch::make_executor("reference");
+
+    const auto message = larch::test::error_message_of(
+        [&] { larch::batch::Ell<double>::create(ref, {small_items()[0], item}); });
+
+    larch::test::expect_contains(message, "batch::Ell::create: item 1");
+    larch::test::expect_contains(message, "99999 nonzeros");
+    larch::test::expect_contains(message, "row 7 holds 50000 entries");
+    // The same item is fine as CSR.
+    EXPECT_EQ(larch::batch::Csr<double>::create(ref, {item})->get_max_row_nnz(), 50000u);
 }
 
 TEST(BatchCsrReference, PrecomputesEqualNonzeroSegmentsForTheBalancedKernel)
