@@ -15,6 +15,7 @@
 #include "larch/batch/solver/cg.hpp"
 #include "larch/batch/solver/gmres.hpp"
 #include "test/batch/batch_solver_test_helpers.hpp"
+#include "test/utils/errors.hpp"
 
 namespace {
 
@@ -615,6 +616,23 @@ TEST(BatchSolverReference, RejectsBadParametersAndOperandsNamingTheProblem)
     auto x = zeros(items);
     solver->add_logger(larch::batch::BatchConvergence::create({3}));
     EXPECT_THROW(solver->apply(*b, *x), larch::BadInput);
+}
+
+TEST(BatchSolverReference, NamesATolerancesOrKappasValueHoweverSmall)
+{
+    // std::to_string printed six decimals: a tolerance of -1e-10 read "-0.000000".
+    auto a = larch::share(larch::batch::Csr<double>::create(ref, {larch::test::tridiagonal<double>(4)}));
+    using Cg = larch::batch::Cg<double>;
+    larch::test::expect_contains(
+        larch::test::error_message_of([&] { Cg::build().with_tolerance(-1e-10).on(ref)->generate(a); }),
+        "the tolerance is -1e-10");
+    larch::test::expect_contains(
+        larch::test::error_message_of([&] { Cg::build().with_item_tolerances({-2.5e-12}).on(ref)->generate(a); }),
+        "the tolerance of item 0 is -2.5e-12");
+    larch::test::expect_contains(larch::test::error_message_of([&] {
+                                     larch::batch::Bicgstab<double>::build().with_kappa(-1e-7).on(ref)->generate(a);
+                                 }),
+                                 "got -1e-07");
 }
 
 }  // namespace

@@ -6,6 +6,7 @@
 #include <cstdint>
 #include <limits>
 
+#include "core/base/number_text.hpp"
 #include "core/batch/batch_solver_kernels.hpp"
 #include "core/batch/solver/item_block_jacobi.hpp"
 #include "core/components/instantiation.hpp"
@@ -104,7 +105,7 @@ BatchIterativeSolver<T>::BatchIterativeSolver(std::shared_ptr<const Executor> ex
                      std::to_string(parameters_.max_residual_replacements) + " (expected at most 1000)");
     if (parameters_.item_tolerances.empty()) {
         LARCH_ENSURE(valid_tolerance(parameters_.tolerance), BadInput,
-                     context + ": the tolerance is " + std::to_string(parameters_.tolerance) +
+                     context + ": the tolerance is " + ::larch::detail::number_text(parameters_.tolerance) +
                          " (expected a finite value > 0)");
     } else {
         LARCH_ENSURE(parameters_.item_tolerances.size() == num_items, DimensionMismatch,
@@ -113,7 +114,7 @@ BatchIterativeSolver<T>::BatchIterativeSolver(std::shared_ptr<const Executor> ex
         for (size_type item = 0; item < num_items; ++item) {
             LARCH_ENSURE(valid_tolerance(parameters_.item_tolerances[item]), BadInput,
                          context + ": the tolerance of item " + std::to_string(item) + " is " +
-                             std::to_string(parameters_.item_tolerances[item]) +
+                             ::larch::detail::number_text(parameters_.item_tolerances[item]) +
                              " (expected a finite value > 0)");
         }
     }

@@ -1,6 +1,7 @@
 // batch::Bicgstab: the per-item BiCGSTAB of the batched solve kernels behind the common BatchIterativeSolver.
 #include "larch/batch/solver/bicgstab.hpp"
 
+#include "core/base/number_text.hpp"
 #include "core/components/instantiation.hpp"
 
 namespace larch {
@@ -11,7 +12,8 @@ namespace {
 double checked_kappa(double kappa)
 {
     LARCH_ENSURE(kappa >= 0 && kappa <= 1, BadInput,
-                 "batch::Bicgstab::generate: kappa must be in [0, 1], got " + std::to_string(kappa));
+                 "batch::Bicgstab::generate: kappa must be in [0, 1], got " +
+                     ::larch::detail::number_text(kappa));
     return kappa;
 }
 
