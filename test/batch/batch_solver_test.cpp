@@ -9,9 +9,11 @@
 #include <algorithm>
 #include <cmath>
 #include <limits>
+#include <memory>
 #include <random>
 #include <string>
 #include <tuple>
+#include <type_traits>
 #include <vector>
 
 #include "larch/batch/coo.hpp"
@@ -303,6 +305,60 @@ TEST_P(BatchSolverLimits, TheLargestIterationLimitCostsNoHistoryMemoryWhenNoLogg
 }
 
 INSTANTIATE_TEST_SUITE_P(Executors, BatchSolverLimits, ::testing::ValuesIn(larch::test::executor_names()));
+
+/// Parameter: the executor, the reference included (these tests state the expected outcome themselves).
+class BatchSolverPreconditioner : public ::testing::TestWithParam<std::string> {};
+
+/// [[s, 1], [1, 1]] with s subnormal in T (1 / s overflows): x = (0, 1) solves it for b = (1, 1).
+template <typename T>
+matrix_data<T> subnormal_diagonal_item()
+{
+    const T subnormal = std::numeric_limits<T>::denorm_min() * 1000;
+    return matrix_data<T>{larch::dim2{2, 2}, {{0, 0, subnormal}, {0, 1, T{1}}, {1, 0, T{1}}, {1, 1, T{1}}}};
+}
+
+/// Solves the subnormal-diagonal item with b = (1, 1) from x = 0 by every method with `preconditioner`
+/// (block-Jacobi with blocks of one row) and expects x = (0, 1), converged.
+template <typename T>
+void expect_subnormal_diagonal_item_solved(const std::shared_ptr<const larch::Executor>& exec,
+                                           ItemPreconditioner preconditioner)
+{
+    const auto a = larch::share(larch::batch::Csr<T>::create(exec, {subnormal_diagonal_item<T>()}));
+    const auto b = Vector<T>::create(exec, {2}, 1, {T{1}, T{1}});
+    for (const std::string method : {"cg", "bicgstab", "gmres"}) {
+        SCOPED_TRACE(method + " in " + larch::type_name<T>());
+        std::unique_ptr<larch::batch::BatchIterativeSolver<T>> solver;
+        if (method == "cg") {
+            solver = larch::batch::Cg<T>::build().with_preconditioner(preconditioner).with_max_block_size(1)
+                         .on(exec)->generate(a);
+        } else if (method == "bicgstab") {
+            solver = larch::batch::Bicgstab<T>::build().with_preconditioner(preconditioner).with_max_block_size(1)
+                         .on(exec)->generate(a);
+        } else {
+            solver = larch::batch::Gmres<T>::build().with_preconditioner(preconditioner).with_max_block_size(1)
+                         .on(exec)->generate(a);
+        }
+        auto x = Vector<T>::create(exec, {2}, 1, {T{}, T{}});
+        solver->apply(*b, *x);
+        const auto result = solver->get_result();
+        EXPECT_EQ(result.get_status(0), ItemStatus::converged);
+        const auto solution = x->copy_to_host();
+        // A 2 x 2 system solved to the default relative tolerance 1e-8 (float: to its rounding level).
+        const double accuracy = std::is_same<T, float>::value ? 1e-5 : 1e-8;
+        EXPECT_NEAR(static_cast<double>(solution[0]), 0.0, accuracy);
+        EXPECT_NEAR(static_cast<double>(solution[1]), 1.0, accuracy);
+    }
+}
+
+TEST_P(BatchSolverPreconditioner, BlockJacobiLeavesASubnormalOneRowBlockUnscaled)
+{
+    // Blocks of one row: the block (s) is singular to Gauss-Jordan and falls back to scalar Jacobi.
+    LARCH_EXECUTOR_OR_SKIP(exec, GetParam());
+    expect_subnormal_diagonal_item_solved<float>(exec, ItemPreconditioner::block_jacobi);
+    expect_subnormal_diagonal_item_solved<double>(exec, ItemPreconditioner::block_jacobi);
+}
+
+INSTANTIATE_TEST_SUITE_P(Executors, BatchSolverPreconditioner, ::testing::ValuesIn(larch::test::executor_names()));
 
 std::string parameter_name(
     const ::testing::TestParamInfo<std::tuple<std::string, std::string, std::string, std::string>>& info)

@@ -7,6 +7,7 @@
 
 #include "core/components/instantiation.hpp"
 #include "core/preconditioner/block_jacobi_item_algorithms.hpp"
+#include "core/preconditioner/scalar_jacobi_rule.hpp"
 #include "core/preconditioner/row_matching.hpp"
 #include "larch/batch/dense.hpp"
 #include "larch/batch/gauss_jordan.hpp"
@@ -201,13 +202,14 @@ ItemBlockJacobi<T> generate_item_block_jacobi(std::shared_ptr<const Executor> ex
         }
         result.num_split_blocks += cut;
         if (cut == 0) {
-            // A singular 1 x 1 block (a zero or non-finite diagonal entry) falls back to scalar Jacobi: 1 / a_ii,
-            // or 1 where a_ii = 0, written over it on the executor.
+            // A singular 1 x 1 block (a zero, subnormal or non-finite diagonal entry) falls back to scalar Jacobi:
+            // 1 / a_ii, or 1 where that is not finite (kernels::jacobi_leaves_unscaled: 1 / 1e-310 would put Inf
+            // into every application), written over it on the executor.
             for (size_type b = 0, row = 0; b < blocks.sizes.size(); row += blocks.sizes[b].rows, ++b) {
                 if (info[b] != 0) {
                     ++result.num_singular_blocks;
                     const T d = blocks.diagonals[row];
-                    const T fallback = d == T{} ? T{1} : T{1} / d;
+                    const T fallback = kernels::jacobi_leaves_unscaled(d) ? T{1} : T{1} / d;
                     exec->copy_from(*exec->get_host(), sizeof(T), &fallback,
                                     result.inverses.get_data() + blocks.inverse_rows[row]);
                 }

@@ -46,8 +46,9 @@ struct ItemBlockJacobi {
     /// Blocks of several rows Gauss-Jordan found singular, each split in halves (and its halves again, until
     /// they are regular or 1 x 1), as preconditioner::BlockJacobi splits them.
     size_type num_split_blocks = 0;
-    /// Singular 1 x 1 blocks left after the splits (a zero or non-finite diagonal entry): they fall back to
-    /// scalar Jacobi (1 / a_ii, 1 where a_ii = 0), so a singular block never stops its item's solve.
+    /// Singular 1 x 1 blocks left after the splits (a zero, subnormal or non-finite diagonal entry): they fall
+    /// back to scalar Jacobi (1 / a_ii, 1 where that is not finite), so a singular block never stops its item's
+    /// solve.
     size_type num_singular_blocks = 0;
 };
 
