@@ -15,7 +15,7 @@ const char* const usage =
     "                else ../shared/matrices next to the larch sources)\n"
     "  --executor    run every case on this executor (reference, omp, cuda, cuda:N, hip, hip:N, best)\n"
     "exit code: 0 if every case that ran was correct, 1 if one failed, 2 for a bad configuration or command\n"
-    "line (checked before anything runs)\n";
+    "line (checked before anything runs), 3 if every case was skipped (its executor is not available)\n";
 
 }  // namespace
 

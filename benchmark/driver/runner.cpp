@@ -249,6 +249,7 @@ int run_benchmark(const Options& options)
     std::map<std::string, ExecutorState> executors;
     json records = json::array();
     int num_failed = 0;
+    size_type num_skipped = 0;
     for (size_type i = 0; i < cases.size(); ++i) {
         const auto& planned = cases[i];
         auto found = executors.find(planned.executor);
@@ -284,6 +285,9 @@ int run_benchmark(const Options& options)
                 ++num_failed;
             }
         }
+        if (record["status"] == "skipped") {
+            ++num_skipped;
+        }
         print_progress(i, cases.size(), record);
         records.push_back(std::move(record));
     }
@@ -311,8 +315,21 @@ int run_benchmark(const Options& options)
         output << results.dump(2) << '\n';
         std::cout << "results written to " << options.output_path << std::endl;
     }
-    std::cout << num_failed << " of " << cases.size() << " case(s) failed" << std::endl;
-    return num_failed == 0 ? 0 : 1;
+    std::cout << num_failed << " of " << cases.size() << " case(s) failed";
+    if (num_skipped > 0) {
+        std::cout << ", " << num_skipped << " skipped";
+    }
+    std::cout << std::endl;
+    if (num_failed > 0) {
+        return 1;
+    }
+    // A run that measured nothing (every executor it names missing) is not a success: a script that runs a
+    // GPU configuration on a machine without the GPU would otherwise see exit 0.
+    if (!cases.empty() && num_skipped == cases.size()) {
+        std::cerr << "larch_benchmark: none of the " << cases.size() << " case(s) ran (all skipped)" << std::endl;
+        return 3;
+    }
+    return 0;
 }
 
 }  // namespace benchmark
