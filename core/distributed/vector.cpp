@@ -1,11 +1,42 @@
 // distributed::Vector: creation from global values, gathering, and the reductions over the partition.
 #include "larch/distributed/vector.hpp"
 
+#include <string>
+#include <vector>
+
 #include "core/components/instantiation.hpp"
 #include "core/distributed/mpi_check.hpp"
 
 namespace larch {
 namespace distributed {
+namespace {
+
+/**
+ * Throws DimensionMismatch on every process unless every process has `cols` columns: the reductions and
+ * the gather would otherwise carry different counts on different processes, which MPI reports as a
+ * truncated message (an abort) rather than an error. One allgather of one number; every process then
+ * sees the same counts and decides alike, so no second collective is needed to agree on the outcome.
+ */
+void check_same_columns(const mpi::communicator& comm, size_type cols, const char* operation)
+{
+    const auto columns = static_cast<double>(cols);
+    std::vector<double> all_columns(static_cast<size_type>(comm.size()));
+    comm.allgather(&columns, 1, all_columns.data());
+    for (size_type p = 1; p < all_columns.size(); ++p) {
+        LARCH_ENSURE(all_columns[p] == all_columns.front(), DimensionMismatch,
+                     std::string{operation} + ": the vector has " +
+                         std::to_string(static_cast<size_type>(all_columns[p])) + " columns on process " +
+                         std::to_string(p) + " but " + std::to_string(static_cast<size_type>(all_columns.front())) +
+                         " on process 0 (every process passes the same number of columns)");
+    }
+}
+
+/// Whether the calling thread runs inside a solve over `comm` (its ReductionScope), whose apply already
+/// checked the column count of its vectors on every process: the reductions of its iteration then skip
+/// the check and its collective.
+bool inside_solve_over(const mpi::communicator& comm) { return current_reduction_group() == &comm; }
+
+}  // namespace
 
 template <typename T>
 Vector<T>::Vector(std::shared_ptr<const Executor> exec, std::shared_ptr<const Partition> partition, size_type cols)
@@ -54,6 +85,7 @@ std::unique_ptr<matrix::Dense<T>> Vector<T>::gather_global(std::shared_ptr<const
 {
     const auto& comm = *partition_->get_communicator();
     const auto cols = this->get_size().cols;
+    check_same_columns(comm, cols, "distributed::Vector::gather_global");
     const auto local = this->copy_to_host();
     std::vector<int> counts(static_cast<size_type>(comm.size()));
     std::vector<int> displacements(counts.size());
@@ -79,6 +111,9 @@ std::vector<T> Vector<T>::compute_dot(const matrix::Dense<T>& b) const
                      "distributed::Vector::compute_dot: b is " + to_string(b.get_size()) + " but this vector " +
                          to_string(this->get_size()) + " on this process");
     });
+    if (!inside_solve_over(comm)) {
+        check_same_columns(comm, this->get_size().cols, "distributed::Vector::compute_dot");
+    }
     ReductionScope reductions{&comm};
     return matrix::Dense<T>::compute_dot(b);
 }
@@ -86,7 +121,11 @@ std::vector<T> Vector<T>::compute_dot(const matrix::Dense<T>& b) const
 template <typename T>
 std::vector<T> Vector<T>::compute_norm2() const
 {
-    ReductionScope reductions{partition_->get_communicator().get()};
+    const auto& comm = *partition_->get_communicator();
+    if (!inside_solve_over(comm)) {
+        check_same_columns(comm, this->get_size().cols, "distributed::Vector::compute_norm2");
+    }
+    ReductionScope reductions{&comm};
     return matrix::Dense<T>::compute_norm2();
 }
 

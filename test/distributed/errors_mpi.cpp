@@ -1,7 +1,7 @@
 // Bad input to the distributed module fails on every process with a clear exception, and no process is left
 // waiting: mismatched partitions, a vector of another partition, a process passing another size or column
-// count, a row a process does not own, an unreadable file, a partition over another communicator, bad
-// partition ranges. (A hang would end at the ctest timeout.)
+// count (to an apply or a vector reduction), a row a process does not own, an unreadable file, a partition
+// over another communicator, bad partition ranges. (A hang would end at the ctest timeout.)
 #include <gtest/gtest.h>
 
 #include <cmath>
@@ -144,6 +144,34 @@ TEST(DistributedErrors, AColumnCountThatDiffersBetweenProcessesThrowsEverywhere)
     EXPECT_TRUE(throws_everywhere<DimensionMismatch>([&] { solver->apply(b, x); }));
     // Nothing was left half-done: the next collective operation works.
     const auto ok = Vector::create(exec, matrix->get_partition(), 1);
+    ok->fill(1.0);
+    EXPECT_DOUBLE_EQ(ok->compute_norm2()[0], std::sqrt(static_cast<double>(n)));
+}
+
+TEST(DistributedErrors, VectorReductionsWithAColumnCountThatDiffersBetweenProcessesThrowEverywhere)
+{
+    const auto comm = world();
+    if (comm->size() == 1) {
+        GTEST_SKIP() << "one process has no other process to differ from";
+    }
+    const auto exec = make_executor("reference");
+    const auto partition = make_partition(PartitionKind::uneven, n);
+    // Each process's vectors are consistent in themselves; only the last process has two columns.
+    const size_type columns = comm->rank() == comm->size() - 1 ? 2 : 1;
+    const auto a = Vector::create(exec, partition, columns);
+    a->fill(1.0);
+    const auto b = Vector::create(exec, partition, columns);
+    b->fill(2.0);
+    std::string message;
+    EXPECT_TRUE(throws_everywhere<DimensionMismatch>([&] { a->compute_norm2(); }, &message));
+    EXPECT_NE(message.find("2 columns on process " + std::to_string(comm->size() - 1)), std::string::npos)
+        << message;
+    EXPECT_TRUE(throws_everywhere<DimensionMismatch>([&] { a->compute_dot(*b); }, &message));
+    EXPECT_NE(message.find("compute_dot"), std::string::npos) << message;
+    EXPECT_TRUE(throws_everywhere<DimensionMismatch>([&] { a->gather_global(exec); }, &message));
+    EXPECT_NE(message.find("gather_global"), std::string::npos) << message;
+    // Nothing was left half-done: the next collective operation works.
+    const auto ok = Vector::create(exec, partition, 1);
     ok->fill(1.0);
     EXPECT_DOUBLE_EQ(ok->compute_norm2()[0], std::sqrt(static_cast<double>(n)));
 }

@@ -17,7 +17,10 @@ namespace distributed {
  * get_partition()->get_local_rows() x cols (so every Dense operation, a solver's apply and a
  * distributed::Matrix's apply take it), and its reductions (compute_dot, compute_norm2) return the values of
  * the whole vector, the same on every process: they are collective. Element-wise operations are local.
- * Reductions throw BadInput on every process for an operand of another partition.
+ * Reductions throw BadInput on every process for an operand of another partition, and they and
+ * gather_global throw DimensionMismatch on every process when the column count differs between processes
+ * (checked with one allgather of one number; skipped for the reductions inside a solve over the same
+ * communicator, whose apply checked its vectors' column counts already).
  */
 template <typename T>
 class Vector : public matrix::Dense<T> {
