@@ -4,6 +4,8 @@
 
 #include <algorithm>
 #include <limits>
+#include <string>
+#include <vector>
 
 #include "core/components/instantiation.hpp"
 #include "core/distributed/halo_kernels.hpp"
@@ -71,11 +73,20 @@ std::unique_ptr<Matrix<V, I>> Matrix<V, I>::create_from_global(std::shared_ptr<c
     LARCH_ENSURE(partition, BadInput, "distributed::Matrix::create_from_global: the partition is null");
     const auto& comm = *partition->get_communicator();
     const auto n = partition->get_global_rows();
-    comm.check_on_every_process([&] {
-        LARCH_ENSURE(root >= 0 && root < comm.size(), BadInput,
-                     "distributed::Matrix::create_from_global: root " + std::to_string(root) + " is not a process of " +
-                         std::to_string(comm.size()));
-    });
+    // Every process learns every process's root and so decides alike: one allgather, no agreement round.
+    const auto passed_root = static_cast<double>(root);
+    std::vector<double> roots(static_cast<size_type>(comm.size()));
+    comm.allgather(&passed_root, 1, roots.data());
+    for (size_type p = 1; p < roots.size(); ++p) {
+        LARCH_ENSURE(roots[p] == roots.front(), BadInput,
+                     "distributed::Matrix::create_from_global: process " + std::to_string(p) + " passed root " +
+                         std::to_string(static_cast<long long>(roots[p])) + " but process 0 root " +
+                         std::to_string(static_cast<long long>(roots.front())) +
+                         " (every process passes the same root)");
+    }
+    LARCH_ENSURE(root >= 0 && root < comm.size(), BadInput,
+                 "distributed::Matrix::create_from_global: root " + std::to_string(root) + " is not a process of " +
+                     std::to_string(comm.size()));
     // The root's checks decide for everybody: the other processes pass no data.
     comm.check_on_every_process([&] {
         if (comm.rank() != root) {

@@ -1,7 +1,7 @@
 // Bad input to the distributed module fails on every process with a clear exception, and no process is left
-// waiting: mismatched partitions, a vector of another partition, a process passing another size or column
-// count (to an apply or a vector reduction), a row a process does not own, an unreadable file, a partition
-// over another communicator, bad partition ranges. (A hang would end at the ctest timeout.)
+// waiting: mismatched partitions, a vector of another partition, a process passing another size, column
+// count (to an apply or a vector reduction) or root, a row a process does not own, an unreadable file, a
+// partition over another communicator, bad partition ranges. (A hang would end at the ctest timeout.)
 #include <gtest/gtest.h>
 
 #include <cmath>
@@ -121,6 +121,29 @@ TEST(DistributedErrors, BadRootDataAndUnreadableFileThrowEverywhere)
     EXPECT_TRUE(throws_everywhere<BadInput>(
         [&] { Matrix::read_matrix_market(make_executor("reference"), comm, "/nonexistent/larch.mtx"); }, &message));
     EXPECT_NE(message.find("larch.mtx"), std::string::npos) << message;
+}
+
+TEST(DistributedErrors, RootsThatDifferBetweenProcessesThrowEverywhere)
+{
+    const auto comm = world();
+    const auto exec = make_executor("reference");
+    const auto partition = make_partition(PartitionKind::uniform, n);
+    const auto data = generate::tridiagonal<double, std::int32_t>(n);
+    // A root that is no process, passed by every process alike.
+    std::string message;
+    EXPECT_TRUE(throws_everywhere<BadInput>(
+        [&] { Matrix::create_from_global(exec, partition, data, comm->size()); }, &message));
+    EXPECT_NE(message.find("root " + std::to_string(comm->size())), std::string::npos) << message;
+    if (comm->size() == 1) {
+        return;
+    }
+    // Each process names itself the root: process 0 would scatter to processes that wait for another root.
+    EXPECT_TRUE(
+        throws_everywhere<BadInput>([&] { Matrix::create_from_global(exec, partition, data, comm->rank()); }, &message));
+    EXPECT_NE(message.find("process 1 passed root 1 but process 0 root 0"), std::string::npos) << message;
+    // Nothing was left half-done: the same root on every process builds the matrix.
+    const auto matrix = Matrix::create_from_global(exec, partition, data, comm->size() - 1);
+    EXPECT_EQ(matrix->get_partition()->get_global_rows(), n);
 }
 
 TEST(DistributedErrors, AColumnCountThatDiffersBetweenProcessesThrowsEverywhere)

@@ -54,8 +54,9 @@ public:
 
     /**
      * From global coordinate data held by process `root` (ignored elsewhere), scattered to the owners of
-     * its rows. Collective; throws on every process: DimensionMismatch when the data is not square or its
-     * size differs from the partition's, BadInput for entries outside the matrix.
+     * its rows. Every process passes the same `root`. Collective; throws on every process: DimensionMismatch
+     * when the data is not square or its size differs from the partition's, BadInput for entries outside
+     * the matrix, for processes that pass different roots, or for a root that is not a process.
      */
     static std::unique_ptr<Matrix> create_from_global(std::shared_ptr<const Executor> exec,
                                                       std::shared_ptr<const Partition> partition,
