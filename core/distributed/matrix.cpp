@@ -3,7 +3,7 @@
 #include "larch/distributed/matrix.hpp"
 
 #include <algorithm>
-#include <limits>
+#include <numeric>
 #include <string>
 #include <vector>
 
@@ -17,14 +17,6 @@ namespace distributed {
 namespace {
 
 constexpr int halo_tag = 7301;
-
-int to_int_count(size_type count, const char* what)
-{
-    LARCH_ENSURE(count <= static_cast<size_type>(std::numeric_limits<int>::max()), NotSupported,
-                 std::string{"distributed::Matrix: "} + what + " of " + std::to_string(count) +
-                     " bytes exceeds what one MPI call can carry (2^31 - 1)");
-    return static_cast<int>(count);
-}
 
 }  // namespace
 
@@ -96,6 +88,9 @@ std::unique_ptr<Matrix<V, I>> Matrix<V, I>::create_from_global(std::shared_ptr<c
                      "distributed::Matrix::create_from_global: the data is " + to_string(global_data.size) +
                          " but the partition has " + std::to_string(n) + " global rows (a square matrix)");
         global_data.validate("distributed::Matrix::create_from_global");
+        // Every owner's byte count and offset is at most the total.
+        detail::to_mpi_count(global_data.entries.size() * sizeof(typename matrix_data<V, I>::entry),
+                             "distributed::Matrix::create_from_global: the size in bytes of the scattered entries");
     });
     using entry = typename matrix_data<V, I>::entry;
     std::vector<int> byte_counts(static_cast<size_type>(comm.size()), 0);
@@ -103,7 +98,6 @@ std::unique_ptr<Matrix<V, I>> Matrix<V, I>::create_from_global(std::shared_ptr<c
     std::vector<entry> grouped;
     if (comm.rank() == root) {
         // Grouped by owner in one counting pass (each owner's entries keep their order), not sorted.
-        to_int_count(global_data.entries.size() * sizeof(entry), "the scattered matrix");
         std::vector<int> owners(global_data.entries.size());
         for (size_type k = 0; k < owners.size(); ++k) {
             owners[k] = partition->get_owner(static_cast<size_type>(global_data.entries[k].row));
@@ -211,11 +205,23 @@ void Matrix<V, I>::build(const matrix_data<V, I>& local_data)
     std::vector<unsigned long long> requested_counts(processes, 0);
     LARCH_MPI_CHECK(MPI_Alltoall(wanted_counts.data(), 1, MPI_UNSIGNED_LONG_LONG, requested_counts.data(), 1,
                                  MPI_UNSIGNED_LONG_LONG, comm.get()));
+    // The longest ghost list any process sends or receives and the largest halo message (in rows), on every
+    // process: a count too large for one MPI call then throws on every process alike, here or, for the halo
+    // messages, whose size grows with the column count, in exchange_ghosts before any message is posted.
+    // Each list's length bounds its counts and offsets.
+    unsigned long long largest[2] = {
+        std::max<unsigned long long>(ghost_columns_.size(),
+                                     std::accumulate(requested_counts.begin(), requested_counts.end(), 0ull)),
+        std::max(*std::max_element(wanted_counts.begin(), wanted_counts.end()),
+                 *std::max_element(requested_counts.begin(), requested_counts.end()))};
+    LARCH_MPI_CHECK(MPI_Allreduce(MPI_IN_PLACE, largest, 2, MPI_UNSIGNED_LONG_LONG, MPI_MAX, comm.get()));
+    detail::to_mpi_count(largest[0], "distributed::Matrix: the longest ghost list a process sends or receives");
+    largest_halo_message_rows_ = largest[1];
     std::vector<int> wanted_int(processes), wanted_offsets(processes, 0), requested_int(processes),
         requested_offsets(processes, 0);
     for (size_type p = 0; p < processes; ++p) {
-        wanted_int[p] = to_int_count(wanted_counts[p], "a ghost list");
-        requested_int[p] = to_int_count(requested_counts[p], "a ghost list");
+        wanted_int[p] = static_cast<int>(wanted_counts[p]);
+        requested_int[p] = static_cast<int>(requested_counts[p]);
         if (p > 0) {
             wanted_offsets[p] = wanted_offsets[p - 1] + wanted_int[p - 1];
             requested_offsets[p] = requested_offsets[p - 1] + requested_int[p - 1];
@@ -265,6 +271,10 @@ const matrix::Dense<V>& Matrix<V, I>::exchange_ghosts(const matrix::Dense<V>& b,
     const auto& comm = *partition_->get_communicator();
     const auto cols = b.get_size().cols;
     const auto value_bytes = cols * sizeof(V);
+    // The largest message of any process, and apply checked that the column count is the same on every
+    // process: a message too large for MPI throws on every process, before any is posted.
+    detail::to_mpi_count(largest_halo_message_rows_ * value_bytes,
+                         "distributed::Matrix::apply: the size in bytes of the largest halo message");
     // MPI reads and writes the executor's memory itself where it can address it (host executors, or a
     // CUDA-aware MPI on a CUDA executor); otherwise both sides are staged through host memory.
     const bool direct = exec->is_host() || (mpi::is_cuda_aware() && dynamic_cast<const CudaExecutor*>(exec.get()));
@@ -291,14 +301,14 @@ const matrix::Dense<V>& Matrix<V, I>::exchange_ghosts(const matrix::Dense<V>& b,
         requests.emplace_back();
         const auto count = receive_offsets_[k + 1] - receive_offsets_[k];
         LARCH_MPI_CHECK(MPI_Irecv(receive_base + receive_offsets_[k] * cols,
-                                  to_int_count(count * value_bytes, "a halo message"), MPI_BYTE,
+                                  static_cast<int>(count * value_bytes), MPI_BYTE,
                                   receive_processes_[k], halo_tag, comm.get(), &requests.back()));
     }
     for (size_type k = 0; k < send_processes_.size(); ++k) {
         requests.emplace_back();
         const auto count = send_offsets_[k + 1] - send_offsets_[k];
         LARCH_MPI_CHECK(MPI_Isend(send_base + send_offsets_[k] * cols,
-                                  to_int_count(count * value_bytes, "a halo message"), MPI_BYTE,
+                                  static_cast<int>(count * value_bytes), MPI_BYTE,
                                   send_processes_[k], halo_tag, comm.get(), &requests.back()));
     }
     local_product();
@@ -348,6 +358,7 @@ std::unique_ptr<LinOp> Matrix<V, I>::clone_to(std::shared_ptr<const Executor> ex
     copy->send_processes_ = send_processes_;
     copy->send_offsets_ = send_offsets_;
     copy->send_rows_ = array<I>{exec, send_rows_};
+    copy->largest_halo_message_rows_ = largest_halo_message_rows_;
     return copy;
 }
 

@@ -87,6 +87,10 @@ std::unique_ptr<matrix::Dense<T>> Vector<T>::gather_global(std::shared_ptr<const
     const auto cols = this->get_size().cols;
     check_same_columns(comm, cols, "distributed::Vector::gather_global");
     const auto local = this->copy_to_host();
+    // The partition and the column count are the same on every process, so every process reaches the same
+    // verdict; the total bounds every process's count and displacement.
+    detail::to_mpi_count(partition_->get_global_rows() * cols * sizeof(T),
+                         "distributed::Vector::gather_global: the size in bytes of the whole vector");
     std::vector<int> counts(static_cast<size_type>(comm.size()));
     std::vector<int> displacements(counts.size());
     for (int p = 0; p < comm.size(); ++p) {

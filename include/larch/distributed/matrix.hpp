@@ -56,7 +56,8 @@ public:
      * From global coordinate data held by process `root` (ignored elsewhere), scattered to the owners of
      * its rows. Every process passes the same `root`. Collective; throws on every process: DimensionMismatch
      * when the data is not square or its size differs from the partition's, BadInput for entries outside
-     * the matrix, for processes that pass different roots, or for a root that is not a process.
+     * the matrix, for processes that pass different roots, or for a root that is not a process;
+     * NotSupported for more than 2^31 - 1 bytes of entries (what one MPI call carries).
      */
     static std::unique_ptr<Matrix> create_from_global(std::shared_ptr<const Executor> exec,
                                                       std::shared_ptr<const Partition> partition,
@@ -120,6 +121,8 @@ private:
     /// the row indices live on the executor, which gathers those rows before they leave it.
     std::vector<size_type> send_offsets_;
     array<I> send_rows_;
+    /// The most rows any process sends in one halo message (the same on every process).
+    size_type largest_halo_message_rows_ = 0;
     /// The rows sent and the ghosts received on the executor, kept between applies of the same column count.
     mutable std::unique_ptr<matrix::Dense<V>> send_block_;
     mutable std::unique_ptr<matrix::Dense<V>> ghosts_;

@@ -40,6 +40,7 @@ public:
     const std::shared_ptr<const Partition>& get_partition() const noexcept { return partition_; }
 
     /// The whole vector (global_rows x cols) on every process, on `exec` (collective: MPI_Allgatherv).
+    /// Throws NotSupported on every process for more than 2^31 - 1 bytes (what one MPI call carries).
     std::unique_ptr<matrix::Dense<T>> gather_global(std::shared_ptr<const Executor> exec) const;
 
     /// Per column, the dot product of the whole vectors (collective).
