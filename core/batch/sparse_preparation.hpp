@@ -46,6 +46,24 @@ std::int64_t first_pattern_difference(const matrix_data<V, I>& a, const matrix_d
                : static_cast<std::int64_t>(common);
 }
 
+/// Where item `b`'s pattern departs from item `a`'s, for a message: in size, at entry `difference` (both
+/// positions), or in the number of nonzeros (one pattern is the other's beginning).
+template <typename V, typename I>
+std::string where_patterns_differ(const matrix_data<V, I>& a, const matrix_data<V, I>& b, size_type difference)
+{
+    if (a.size != b.size) {
+        return "in size";
+    }
+    if (difference < a.entries.size() && difference < b.entries.size()) {
+        const auto& ea = a.entries[difference];
+        const auto& eb = b.entries[difference];
+        return "at its nonzero " + std::to_string(difference) + ": (" + std::to_string(eb.row) + ", " +
+               std::to_string(eb.col) + ") where item 0 has (" + std::to_string(ea.row) + ", " +
+               std::to_string(ea.col) + ")";
+    }
+    return "in its number of nonzeros";
+}
+
 /// Validates every item (BadInput naming `context`, the item and the entry), sorts and sums duplicates,
 /// and decides the pattern sharing (BadInput naming the first differing item and entry when a shared
 /// pattern was declared but does not hold).
@@ -94,8 +112,9 @@ PreparedItems<V, I> prepare_items(const std::vector<matrix_data<V, I>>& items,
                                       std::to_string(prepared.nonzeros[item]) +
                                       " nonzeros) differs from item 0 (" +
                                       to_string(prepared.items[0]->size) + ", " +
-                                      std::to_string(prepared.nonzeros[0]) +
-                                      " nonzeros) at its nonzero " + std::to_string(difference));
+                                      std::to_string(prepared.nonzeros[0]) + " nonzeros) " +
+                                      where_patterns_differ(*prepared.items[0], *prepared.items[item],
+                                                            static_cast<size_type>(difference)));
         }
         return prepared;
     }

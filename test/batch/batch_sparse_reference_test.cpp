@@ -144,6 +144,21 @@ TYPED_TEST(BatchSparseReference, RejectsADeclaredSharedPatternThatDoesNotHold)
 
     larch::test::expect_contains(message, "item 1");
     larch::test::expect_contains(message, "shared pattern");
+    larch::test::expect_contains(message, "in size");
+
+    // Same size: the first differing entry with both positions; one pattern the beginning of the other: the
+    // count (a 3 x 3 and a 4 x 4 item with the same entries were reported "at its nonzero 1", which is not one).
+    const matrix_data<double> diagonal{dim2{2, 2}, {{0, 0, 1.0}, {1, 1, 2.0}}};
+    const matrix_data<double> moved{dim2{2, 2}, {{0, 0, 1.0}, {1, 0, 2.0}}};
+    const matrix_data<double> shorter{dim2{2, 2}, {{0, 0, 1.0}}};
+    larch::test::expect_contains(
+        larch::test::error_message_of(
+            [&] { TypeParam::create(this->ref, {diagonal, moved}, PatternSharing::shared); }),
+        "at its nonzero 1: (1, 0) where item 0 has (1, 1)");
+    larch::test::expect_contains(
+        larch::test::error_message_of(
+            [&] { TypeParam::create(this->ref, {diagonal, shorter}, PatternSharing::shared); }),
+        "in its number of nonzeros");
 }
 
 TYPED_TEST(BatchSparseReference, RejectsAnOutOfRangeColumnNamingItemAndEntry)
