@@ -67,6 +67,9 @@ std::unique_ptr<Vector<T>> Vector<T>::create_from_global(std::shared_ptr<const E
                          std::to_string(partition->get_global_rows()));
     });
     const auto cols = global.get_size().cols;
+    // Each process passes its own copy of the global vector: one with another column count on some process
+    // would build vectors whose first reduction or apply carries different counts on different processes.
+    check_same_columns(*partition->get_communicator(), cols, "distributed::Vector::create_from_global");
     auto result = create(exec, partition, cols);
     const auto begin = partition->get_local_begin();
     const auto rows = partition->get_local_rows();

@@ -1,7 +1,8 @@
 // Bad input to the distributed module fails on every process with a clear exception, and no process is left
 // waiting: mismatched partitions, a vector of another partition, a process passing another size, column
-// count (to an apply or a vector reduction) or root, a row a process does not own, an unreadable file, a
-// partition over another communicator, bad partition ranges. (A hang would end at the ctest timeout.)
+// count (to an apply, a vector reduction or a global vector) or root, a row a process does not own, an
+// unreadable file, a partition over another communicator, bad partition ranges. (A hang would end at the
+// ctest timeout.)
 #include <gtest/gtest.h>
 
 #include <cmath>
@@ -196,6 +197,29 @@ TEST(DistributedErrors, VectorReductionsWithAColumnCountThatDiffersBetweenProces
     // Nothing was left half-done: the next collective operation works.
     const auto ok = Vector::create(exec, partition, 1);
     ok->fill(1.0);
+    EXPECT_DOUBLE_EQ(ok->compute_norm2()[0], std::sqrt(static_cast<double>(n)));
+}
+
+TEST(DistributedErrors, AGlobalVectorWithAColumnCountThatDiffersBetweenProcessesThrowsEverywhere)
+{
+    const auto comm = world();
+    if (comm->size() == 1) {
+        GTEST_SKIP() << "one process has no other process to differ from";
+    }
+    const auto exec = make_executor("reference");
+    const auto partition = make_partition(PartitionKind::uneven, n);
+    // Every process passes a global vector of the partition's rows; only the last process's has two columns.
+    const size_type columns = comm->rank() == comm->size() - 1 ? 2 : 1;
+    const auto global = Dense::create(exec, dim2{n, columns}, std::vector<double>(n * columns, 1.0));
+    std::string message;
+    EXPECT_TRUE(throws_everywhere<DimensionMismatch>(
+        [&] { Vector::create_from_global(exec, partition, *global); }, &message));
+    EXPECT_NE(message.find("create_from_global"), std::string::npos) << message;
+    EXPECT_NE(message.find("2 columns on process " + std::to_string(comm->size() - 1) + " but 1 on process 0"),
+              std::string::npos)
+        << message;
+    // Nothing was left half-done: the same column count on every process builds the vector.
+    const auto ok = Vector::create_from_global(exec, partition, *Dense::create(exec, std::vector<double>(n, 1.0)));
     EXPECT_DOUBLE_EQ(ok->compute_norm2()[0], std::sqrt(static_cast<double>(n)));
 }
 

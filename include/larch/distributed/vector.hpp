@@ -31,7 +31,8 @@ public:
     /**
      * This process's rows of `global`, a global_rows x cols matrix that every process holds (e.g. a
      * right-hand side every process computes). Collective; throws DimensionMismatch on every process when
-     * `global` does not have the partition's number of rows on some process.
+     * `global` does not have the partition's number of rows on some process, or when its column count
+     * differs between processes (one allgather of one number).
      */
     static std::unique_ptr<Vector> create_from_global(std::shared_ptr<const Executor> exec,
                                                       std::shared_ptr<const Partition> partition,
