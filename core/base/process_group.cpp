@@ -104,8 +104,9 @@ void ProcessGroup::check_on_every_process(const std::function<void()>& check) co
     if (error) {
         std::rethrow_exception(error);
     }
-    throw_kind(static_cast<int>(*failed), "on process " + std::to_string(root) + " of " +
-                                              std::to_string(get_num_processes()) + ": " + message);
+    const auto process = "on process " + std::to_string(root) + " of " + std::to_string(get_num_processes());
+    const auto names_process = message.compare(0, process.size(), process) == 0;
+    throw_kind(static_cast<int>(*failed), names_process ? message : process + ": " + message);
 }
 
 const ProcessGroup* current_reduction_group() noexcept { return current_group; }

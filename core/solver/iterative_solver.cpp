@@ -5,10 +5,12 @@
 #include <algorithm>
 #include <cmath>
 #include <limits>
+#include <string>
 
 #include "core/base/number_text.hpp"
 #include "core/base/reduction_completion.hpp"
 #include "core/components/instantiation.hpp"
+#include "larch/base/exception.hpp"
 #include "larch/preconditioner/apply_with_dot.hpp"
 #include "larch/preconditioner/diagonal_scaling.hpp"
 
@@ -22,6 +24,39 @@ namespace {
 double seconds_since(clock_type::time_point start)
 {
     return std::chrono::duration<double>(clock_type::now() - start).count();
+}
+
+template <typename E>
+[[noreturn]] void throw_with_context(const E& error, const std::string& context)
+{
+    throw E(error.get_file(), error.get_line(), context + error.get_message());
+}
+
+/// Rethrows the larch::Error being handled as an exception of the same type with `context` before its
+/// message; any other exception as it is.
+[[noreturn]] void rethrow_with_context(const std::string& context)
+{
+    try {
+        throw;
+    } catch (const DimensionMismatch& e) {
+        throw_with_context(e, context);
+    } catch (const BadInput& e) {
+        throw_with_context(e, context);
+    } catch (const NotSupported& e) {
+        throw_with_context(e, context);
+    } catch (const UnknownExecutor& e) {
+        throw_with_context(e, context);
+    } catch (const BackendNotBuilt& e) {
+        throw_with_context(e, context);
+    } catch (const DeviceNotFound& e) {
+        throw_with_context(e, context);
+    } catch (const DeviceError& e) {
+        throw_with_context(e, context);
+    } catch (const AllocationError& e) {
+        throw_with_context(e, context);
+    } catch (const Error& e) {
+        throw_with_context(e, context);
+    }
 }
 
 }  // namespace
@@ -120,9 +155,19 @@ IterativeSolver<T>::IterativeSolver(std::shared_ptr<const Executor> exec,
                 parameters.preconditioner.on(exec)->generate(split ? split->get_local_block() : system_matrix_));
         };
         // On the local block it may fail on one process only (a singular diagonal block there): every process
-        // then throws, rather than the others waiting for it in the first apply.
+        // then throws, rather than the others waiting for it in the first apply. The preconditioner's message
+        // names local rows, so the process and where its rows start in the global matrix go before it.
         if (group_) {
-            group_->check_on_every_process(generate_preconditioner);
+            group_->check_on_every_process([&] {
+                try {
+                    generate_preconditioner();
+                } catch (const Error&) {
+                    rethrow_with_context("on process " + std::to_string(group_->get_process()) + " of " +
+                                         std::to_string(group_->get_num_processes()) +
+                                         " (its rows start at global row " +
+                                         std::to_string(split->get_local_begin()) + "): ");
+                }
+            });
         } else {
             generate_preconditioner();
         }

@@ -279,6 +279,14 @@ TEST(DistributedSolvers, APreconditionerThatFailsOnOneProcessThrowsOnEveryProces
     std::string message;
     EXPECT_TRUE(throws_everywhere<BadInput>([&] { factory->generate(matrix); }, &message));
     EXPECT_NE(message.find("singular"), std::string::npos) << message;
+    // Block-Jacobi names the block's local rows; every process's message also names the process and the
+    // global row its rows start at, once.
+    const auto process = comm->size() - 1;
+    const auto context = "on process " + std::to_string(process) + " of " + std::to_string(comm->size()) +
+                         " (its rows start at global row " + std::to_string(2 * process) + "): ";
+    EXPECT_NE(message.find(context + "BlockJacobi::generate: diagonal block 0 (rows 0 to 1)"), std::string::npos)
+        << message;
+    EXPECT_EQ(message.find("on process", message.find(context) + 1), std::string::npos) << message;
 }
 
 TEST(DistributedSolvers, JsonConfiguredSolverRunsOnADistributedMatrix)

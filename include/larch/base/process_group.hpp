@@ -54,7 +54,8 @@ public:
     /**
      * Runs `check` (which throws larch::Error for bad input) on every process and agrees on the outcome:
      * when it throws on any process, every process throws, the failing one its own exception and the
-     * others one of the same kind naming the process and its message. So bad input passed on one process
+     * others one of the same kind naming the process and its message (a message that names its process
+     * already, starting "on process p of n", is passed on as it is). So bad input passed on one process
      * only ends the collective operation everywhere instead of leaving the others waiting for it.
      */
     void check_on_every_process(const std::function<void()>& check) const;
@@ -72,6 +73,8 @@ public:
     virtual std::shared_ptr<const ProcessGroup> get_process_group() const = 0;
     /// This process's diagonal block: its rows and the columns it owns, as a local LinOp.
     virtual std::shared_ptr<const LinOp> get_local_block() const = 0;
+    /// The global index of this process's first row (row 0 of get_local_block()).
+    virtual size_type get_local_begin() const = 0;
 };
 
 /// The group the reductions of the calling thread complete over, or null (local reductions).

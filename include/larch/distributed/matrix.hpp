@@ -91,6 +91,7 @@ public:
 
     std::shared_ptr<const ProcessGroup> get_process_group() const override { return partition_->get_communicator(); }
     std::shared_ptr<const LinOp> get_local_block() const override { return local_; }
+    size_type get_local_begin() const override { return partition_->get_local_begin(); }
 
     std::unique_ptr<LinOp> clone_to(std::shared_ptr<const Executor> exec) const override;
     std::string get_type_name() const override;
