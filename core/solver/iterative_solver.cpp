@@ -11,6 +11,7 @@
 #include "core/base/reduction_completion.hpp"
 #include "core/components/instantiation.hpp"
 #include "larch/base/exception.hpp"
+#include "larch/batch/status.hpp"
 #include "larch/preconditioner/apply_with_dot.hpp"
 #include "larch/preconditioner/diagonal_scaling.hpp"
 
@@ -33,10 +34,13 @@ template <typename E>
 }
 
 /// Rethrows the larch::Error being handled as an exception of the same type with `context` before its
-/// message; any other exception as it is.
+/// message; any other exception as it is, and so batch::SingularItems, whose list of items a copy made here
+/// would lose.
 [[noreturn]] void rethrow_with_context(const std::string& context)
 {
     try {
+        throw;
+    } catch (const batch::SingularItems&) {
         throw;
     } catch (const DimensionMismatch& e) {
         throw_with_context(e, context);
