@@ -78,7 +78,8 @@ Criterion time_limit(double seconds)
 Criterion divergence(double factor, size_type iterations)
 {
     if (!(factor >= 1) || std::isinf(factor)) {
-        LARCH_THROW(BadInput, "stop::divergence: expected a finite factor >= 1, got " + std::to_string(factor));
+        LARCH_THROW(BadInput, "stop::divergence: expected a finite factor >= 1, got " +
+                                  detail::number_text(factor));
     }
     if (iterations == 0) {
         LARCH_THROW(BadInput, std::string{"stop::divergence: expected at least 1 iteration above the factor, got 0"});
@@ -93,7 +94,7 @@ Criterion stagnation(size_type window, double relative_decrease)
     }
     if (!(relative_decrease >= 0 && relative_decrease < 1)) {
         LARCH_THROW(BadInput, "stop::stagnation: expected a relative decrease in [0, 1), got " +
-                                  std::to_string(relative_decrease));
+                                  detail::number_text(relative_decrease));
     }
     return {Criterion::Kind::stagnation, relative_decrease, window};
 }

@@ -84,6 +84,21 @@ TEST(Criteria, RejectsBadDivergenceAndStagnationParameters)
     EXPECT_THROW(Criteria{}.add({Criterion::Kind::stagnation, 0.1, 0}), larch::BadInput);
 }
 
+TEST(Criterion, NamesASmallOffendingFactorOrDecreaseInItsMessage)
+{
+    // std::to_string would print both as "0.000000" or "-0.000000", which hides the value passed
+    auto message_of = [](auto make) {
+        try {
+            make();
+        } catch (const larch::BadInput& e) {
+            return std::string{e.what()};
+        }
+        return std::string{"(no exception)"};
+    };
+    EXPECT_NE(message_of([] { divergence(1e-7); }).find("got 1e-07"), std::string::npos);
+    EXPECT_NE(message_of([] { stagnation(10, -1e-9); }).find("got -1e-09"), std::string::npos);
+}
+
 TEST(ProgressTracker, ReportsDivergenceAfterConsecutiveIterationsAboveTheFactorTimesTheInitialResidual)
 {
     ProgressTracker tracker{Criteria{{divergence(10, 3)}}, 2.0};
