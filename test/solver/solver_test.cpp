@@ -175,6 +175,24 @@ TEST_P(SmallSystem, RejectsRightHandSideOfWrongSize)
     EXPECT_THROW(solver->apply(short_b, x), larch::DimensionMismatch);
 }
 
+TEST_P(SmallSystem, SeesSystemMatrixValuesChangedAfterGenerate)
+{
+    auto solver = larch::test::make_solver<double>(GetParam(), exec, a, setup());
+    // A becomes 2 A: the solver shares it, so x = (2 A)^{-1} b = [1 2 3 4]^T / 2, while the block-Jacobi
+    // preconditioner generated from A stays valid (1/2 of the exact inverse blocks)
+    auto values = a->get_values();
+    for (larch::size_type k = 0; k < a->get_num_stored_elements(); ++k) {
+        values[k] *= 2;
+    }
+    auto x = Dense::create(exec, {{0}, {0}, {0}, {0}});
+    solver->apply(b, x);
+    EXPECT_TRUE(solver->get_status().converged()) << solver->get_status().message;
+    for (int i = 0; i < 4; ++i) {
+        // as SolvesToTheKnownSolution, with cond(2 A) = cond(A)
+        EXPECT_NEAR(x->at(i, 0), (i + 1.0) / 2, 1e-11);
+    }
+}
+
 TEST_P(SmallSystem, CloneToAnotherExecutorSolvesThere)
 {
     auto solver = larch::test::make_solver<double>(GetParam(), exec, a, setup());

@@ -153,6 +153,10 @@ struct IterationOutcome {
  * matrices and preconditioners are safe for that, log::Stream prints whole lines (interleaved), while
  * log::Convergence records one apply at a time (attach it only to a solver used from one thread at once).
  *
+ * The system matrix is shared, not copied (unless it lies in memory the solver's executor cannot access,
+ * when generate copies it there): values changed in it after generate take effect in the next apply, while
+ * the preconditioner stays as generated from the old values. Generate a new solver after changing A.
+ *
  * Per column: b = 0 gives x = 0 at once; an initial guess that meets the tolerance returns at once; when
  * the recursive residual meets the tolerance the true residual is recomputed, and if it does not meet it the
  * iteration restarts from it (at most max_residual_replacements times, shared with breakdown restarts). The
