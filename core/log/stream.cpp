@@ -33,7 +33,7 @@ void Stream::on_column_end(size_type column, const stop::Status& status, double 
     std::ostringstream line;
     line.precision(3);
     line << "column " << column << " " << stop::to_string(status.reason) << " after " << status.iterations
-         << " iterations: true residual " << std::scientific << status.residual_norm << " (" << status.message
+         << (status.iterations == 1 ? " iteration" : " iterations") << ": true residual " << std::scientific << status.residual_norm << " (" << status.message
          << "), " << std::defaultfloat << seconds << " s\n";
     std::lock_guard<std::mutex> guard{mutex_};
     stream_ << line.str() << std::flush;

@@ -4,6 +4,7 @@
 
 #include <sstream>
 
+#include "larch/base/matrix_data.hpp"
 #include "larch/generate/problems.hpp"
 #include "larch/log/convergence.hpp"
 #include "larch/log/stream.hpp"
@@ -44,6 +45,27 @@ TEST(ConvergenceLogger, RecordsIterationsHistoryReasonAndTimes)
     EXPECT_GT(logger->get_solve_time(), 0.0);
     EXPECT_LE(logger->get_column_time(), logger->get_solve_time());
     EXPECT_THROW(logger->get_status(1), larch::BadInput);
+}
+
+TEST(StreamLogger, CountsIterationsInItsColumnLine)
+{
+    // A diagonal system: CG converges in one iteration, which the line counts in the singular.
+    auto exec = larch::make_executor("reference");
+    larch::matrix_data<double> diagonal{larch::dim2{2, 2}, {{0, 0, 2.0}, {1, 1, 2.0}}};
+    auto a = larch::share(larch::matrix::Csr<double>::create(exec, diagonal));
+    std::ostringstream lines;
+    auto solver = larch::solver::Cg<double>::build()
+                      .with_criteria(larch::stop::max_iterations(10), larch::stop::relative_residual(1e-10))
+                      .with_logger(larch::log::Stream::create(lines))
+                      .on(exec)
+                      ->generate(a);
+    auto b = Dense::create(exec, larch::dim2{2, 1});
+    b->fill(1.0);
+    auto x = Dense::create(exec, larch::dim2{2, 1});
+    x->fill(0.0);
+    solver->apply(b, x);
+    EXPECT_NE(lines.str().find("column 0 converged after 1 iteration: true residual"), std::string::npos)
+        << lines.str();
 }
 
 TEST(ConvergenceLogger, AddedAfterGenerationReceivesTheGenerateTime)
