@@ -23,6 +23,16 @@ using Matrix = distributed::Matrix<double>;
 
 const size_type n = 12;
 
+/// After an error thrown on every process, nothing was left half-done: the next collective operation (the
+/// norm of a vector of ones) works on every process.
+void expect_next_collective_works(std::shared_ptr<const Executor> exec,
+                                  std::shared_ptr<const distributed::Partition> partition)
+{
+    const auto ok = Vector::create(exec, partition, 1);
+    ok->fill(1.0);
+    EXPECT_DOUBLE_EQ(ok->compute_norm2()[0], std::sqrt(static_cast<double>(n)));
+}
+
 std::shared_ptr<const Matrix> laplace(std::shared_ptr<const distributed::Partition> partition)
 {
     return share(Matrix::create_from_global(make_executor("reference"), partition,
@@ -46,10 +56,7 @@ TEST(DistributedErrors, MatrixApplyToAVectorOfAnotherPartitionThrowsEverywhere)
     // A solver on the matrix refuses it the same way, on every process.
     const auto solver = solver::Cg<double>::build().with_criteria(stop::max_iterations(10)).on(exec)->generate(matrix);
     EXPECT_TRUE(throws_everywhere<DimensionMismatch>([&] { solver->apply(b, x); }));
-    // Nothing was left half-done: the next collective operation works.
-    const auto ok = Vector::create(exec, matrix->get_partition(), 1);
-    ok->fill(1.0);
-    EXPECT_DOUBLE_EQ(ok->compute_norm2()[0], std::sqrt(static_cast<double>(n)));
+    expect_next_collective_works(exec, matrix->get_partition());
 }
 
 TEST(DistributedErrors, DotOfVectorsOfDifferentPartitionsThrowsEverywhere)
@@ -166,10 +173,7 @@ TEST(DistributedErrors, AColumnCountThatDiffersBetweenProcessesThrowsEverywhere)
     // A solver on the matrix refuses it the same way, on every process.
     const auto solver = solver::Cg<double>::build().with_criteria(stop::max_iterations(10)).on(exec)->generate(matrix);
     EXPECT_TRUE(throws_everywhere<DimensionMismatch>([&] { solver->apply(b, x); }));
-    // Nothing was left half-done: the next collective operation works.
-    const auto ok = Vector::create(exec, matrix->get_partition(), 1);
-    ok->fill(1.0);
-    EXPECT_DOUBLE_EQ(ok->compute_norm2()[0], std::sqrt(static_cast<double>(n)));
+    expect_next_collective_works(exec, matrix->get_partition());
 }
 
 TEST(DistributedErrors, VectorReductionsWithAColumnCountThatDiffersBetweenProcessesThrowEverywhere)
@@ -194,10 +198,7 @@ TEST(DistributedErrors, VectorReductionsWithAColumnCountThatDiffersBetweenProces
     EXPECT_NE(message.find("compute_dot"), std::string::npos) << message;
     EXPECT_TRUE(throws_everywhere<DimensionMismatch>([&] { a->gather_global(exec); }, &message));
     EXPECT_NE(message.find("gather_global"), std::string::npos) << message;
-    // Nothing was left half-done: the next collective operation works.
-    const auto ok = Vector::create(exec, partition, 1);
-    ok->fill(1.0);
-    EXPECT_DOUBLE_EQ(ok->compute_norm2()[0], std::sqrt(static_cast<double>(n)));
+    expect_next_collective_works(exec, partition);
 }
 
 TEST(DistributedErrors, AGlobalVectorWithAColumnCountThatDiffersBetweenProcessesThrowsEverywhere)
