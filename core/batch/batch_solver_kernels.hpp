@@ -62,6 +62,14 @@ LARCH_DECLARE_KERNEL(namespace batch_solver {
     void solve(const DefaultExecutor& exec, const Matrix& a, const batch::SolveSettings& settings,
                const batch::Vector<T>& b, batch::Vector<T>& x,
                const batch::SolveOutputs<T>& outputs);
+
+    /// scales[i] = batch::item::right_hand_side_scale(max_r |b_i(r)|) for every item (b: one column).
+    template <typename T>
+    void right_hand_side_scales(const DefaultExecutor& exec, const batch::Vector<T>& b, T* scales);
+
+    /// v_i *= factors[i] for every item (v: one column; factors on the executor).
+    template <typename T>
+    void multiply_items(const DefaultExecutor& exec, const T* factors, batch::Vector<T>& v);
 })
 
 /// The explicit instantiations every backend's batch_solver kernel file ends with:
@@ -80,6 +88,12 @@ LARCH_DECLARE_KERNEL(namespace batch_solver {
                                              const batch::SolveSettings&,                         \
                                              const batch::Vector<T>&, batch::Vector<T>&,          \
                                              const batch::SolveOutputs<T>&)
+
+/// The per-value-type kernels of the batched solve, instantiated the same way with
+/// LARCH_INSTANTIATE_FOR_EACH_VALUE_TYPE.
+#define LARCH_INSTANTIATE_BATCH_SOLVER_SCALING_KERNELS(T)                                                 \
+    template void right_hand_side_scales<T>(const DefaultExecutor&, const batch::Vector<T>&, T*);       \
+    template void multiply_items<T>(const DefaultExecutor&, const T*, batch::Vector<T>&)
 
 }  // namespace kernels
 }  // namespace larch

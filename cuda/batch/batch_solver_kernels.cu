@@ -10,11 +10,15 @@
 // writes x_i back at the end. Otherwise (items of a few thousand rows, heterogeneous batches of large
 // items, or GMRES with a long restart) every item works in a global workspace of vectors x rows_i +
 // scalars values and on b_i and x_i in place; the kernels are the same, only the pointers differ.
+//
+// Two small kernels (a warp per item) serve the right-hand-side scaling of the solve's driver
+// (core/batch/solver/right_hand_side_scaling.hpp): the per-item scales, and multiplying items by factors.
 #include <algorithm>
 #include <cstdint>
 
 #include "core/batch/batch_solver_kernels.hpp"
 #include "core/batch/solver/krylov_item_algorithms.hpp"
+#include "core/batch/solver/right_hand_side_scaling.hpp"
 #include "core/components/instantiation.hpp"
 #include "cuda/base/runtime.hpp"
 #include "cuda/batch/batch_sparse_spmv.cuh"
@@ -516,7 +520,64 @@ void solve(const DefaultExecutor& exec, const Matrix& a, const ::larch::batch::S
     }
 }
 
+/// Threads per block of the two scaling kernels below, which give each item one warp.
+constexpr int scaling_block_size = 128;
+
+template <typename T>
+__global__ void __launch_bounds__(scaling_block_size)
+    right_hand_side_scales_kernel(const T* b, const std::int64_t* offsets, std::int64_t num_items, T* scales)
+{
+    const std::int64_t item = (std::int64_t{blockIdx.x} * scaling_block_size + threadIdx.x) / 32;
+    if (item >= num_items) {
+        return;  // a whole warp: the all-reduce below involves no other
+    }
+    T largest{};
+    for (auto k = offsets[item] + threadIdx.x % 32; k < offsets[item + 1]; k += 32) {
+        largest = warp::Max{}(largest, std::abs(b[k]));
+    }
+    largest = warp::all_reduce<32>(largest, warp::Max{});
+    if (threadIdx.x % 32 == 0) {
+        scales[item] = ::larch::batch::item::right_hand_side_scale(largest);
+    }
+}
+
+template <typename T>
+__global__ void __launch_bounds__(scaling_block_size)
+    multiply_items_kernel(const T* factors, const std::int64_t* offsets, std::int64_t num_items, T* values)
+{
+    const std::int64_t item = (std::int64_t{blockIdx.x} * scaling_block_size + threadIdx.x) / 32;
+    if (item < num_items) {
+        for (auto k = offsets[item] + threadIdx.x % 32; k < offsets[item + 1]; k += 32) {
+            values[k] *= factors[item];
+        }
+    }
+}
+
+/// Blocks for one warp per item.
+inline unsigned warp_per_item_blocks(size_type num_items)
+{
+    return num_blocks_for(static_cast<std::int64_t>(num_items) * 32, scaling_block_size);
+}
+
+template <typename T>
+void right_hand_side_scales(const DefaultExecutor&, const ::larch::batch::Vector<T>& b, T* scales)
+{
+    right_hand_side_scales_kernel<<<warp_per_item_blocks(b.get_num_items()), scaling_block_size>>>(
+        b.get_const_values(), b.get_layout().get_const_offsets(), static_cast<std::int64_t>(b.get_num_items()),
+        scales);
+    LARCH_LAUNCH_CHECK("batch_solver::right_hand_side_scales");
+}
+
+template <typename T>
+void multiply_items(const DefaultExecutor&, const T* factors, ::larch::batch::Vector<T>& v)
+{
+    multiply_items_kernel<<<warp_per_item_blocks(v.get_num_items()), scaling_block_size>>>(
+        factors, v.get_layout().get_const_offsets(), static_cast<std::int64_t>(v.get_num_items()), v.get_values());
+    LARCH_LAUNCH_CHECK("batch_solver::multiply_items");
+}
+
 LARCH_INSTANTIATE_FOR_EACH_VALUE_AND_INDEX_TYPE(LARCH_INSTANTIATE_BATCH_SOLVER_KERNELS);
+LARCH_INSTANTIATE_FOR_EACH_VALUE_TYPE(LARCH_INSTANTIATE_BATCH_SOLVER_SCALING_KERNELS);
 
 }  // namespace batch_solver
 }  // namespace LARCH_DEVICE_NAMESPACE

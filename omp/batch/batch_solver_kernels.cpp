@@ -7,6 +7,7 @@
 #include <cstdint>
 
 #include "core/batch/solver/host_item_solver.hpp"
+#include "core/batch/solver/right_hand_side_scaling.hpp"
 #include "core/components/instantiation.hpp"
 
 namespace larch {
@@ -29,7 +30,35 @@ void solve(const DefaultExecutor&, const Matrix& a, const batch::SolveSettings& 
     });
 }
 
+template <typename T>
+void right_hand_side_scales(const DefaultExecutor&, const batch::Vector<T>& b, T* scales)
+{
+    const auto* offsets = b.get_layout().get_const_offsets();
+    const auto* values = b.get_const_values();
+    const auto num_items = static_cast<std::int64_t>(b.get_num_items());
+#pragma omp parallel for schedule(static)
+    for (std::int64_t item = 0; item < num_items; ++item) {
+        scales[item] = batch::item::right_hand_side_scale(
+            batch::item::largest_magnitude(values, offsets[item], offsets[item + 1]));
+    }
+}
+
+template <typename T>
+void multiply_items(const DefaultExecutor&, const T* factors, batch::Vector<T>& v)
+{
+    const auto* offsets = v.get_layout().get_const_offsets();
+    auto* values = v.get_values();
+    const auto num_items = static_cast<std::int64_t>(v.get_num_items());
+#pragma omp parallel for schedule(static)
+    for (std::int64_t item = 0; item < num_items; ++item) {
+        for (auto k = offsets[item]; k < offsets[item + 1]; ++k) {
+            values[k] *= factors[item];
+        }
+    }
+}
+
 LARCH_INSTANTIATE_FOR_EACH_VALUE_AND_INDEX_TYPE(LARCH_INSTANTIATE_BATCH_SOLVER_KERNELS);
+LARCH_INSTANTIATE_FOR_EACH_VALUE_TYPE(LARCH_INSTANTIATE_BATCH_SOLVER_SCALING_KERNELS);
 
 }  // namespace batch_solver
 }  // namespace omp

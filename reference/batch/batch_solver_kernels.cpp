@@ -3,6 +3,7 @@
 #include "core/batch/batch_solver_kernels.hpp"
 
 #include "core/batch/solver/host_item_solver.hpp"
+#include "core/batch/solver/right_hand_side_scaling.hpp"
 #include "core/components/instantiation.hpp"
 
 namespace larch {
@@ -22,7 +23,31 @@ void solve(const DefaultExecutor&, const Matrix& a, const batch::SolveSettings& 
     });
 }
 
+template <typename T>
+void right_hand_side_scales(const DefaultExecutor&, const batch::Vector<T>& b, T* scales)
+{
+    const auto* offsets = b.get_layout().get_const_offsets();
+    const auto* values = b.get_const_values();
+    for (size_type item = 0; item < b.get_num_items(); ++item) {
+        scales[item] = batch::item::right_hand_side_scale(
+            batch::item::largest_magnitude(values, offsets[item], offsets[item + 1]));
+    }
+}
+
+template <typename T>
+void multiply_items(const DefaultExecutor&, const T* factors, batch::Vector<T>& v)
+{
+    const auto* offsets = v.get_layout().get_const_offsets();
+    auto* values = v.get_values();
+    for (size_type item = 0; item < v.get_num_items(); ++item) {
+        for (auto k = offsets[item]; k < offsets[item + 1]; ++k) {
+            values[k] *= factors[item];
+        }
+    }
+}
+
 LARCH_INSTANTIATE_FOR_EACH_VALUE_AND_INDEX_TYPE(LARCH_INSTANTIATE_BATCH_SOLVER_KERNELS);
+LARCH_INSTANTIATE_FOR_EACH_VALUE_TYPE(LARCH_INSTANTIATE_BATCH_SOLVER_SCALING_KERNELS);
 
 }  // namespace batch_solver
 }  // namespace reference

@@ -7,6 +7,7 @@
 #include <memory>
 #include <vector>
 
+#include "core/batch/solver/right_hand_side_scaling.hpp"
 #include "larch/batch/coo.hpp"
 #include "larch/batch/csr.hpp"
 #include "larch/batch/dense.hpp"
@@ -58,6 +59,38 @@ matrix_data<double> diagonal(const std::vector<double>& entries)
         data.entries.push_back({static_cast<std::int32_t>(r), static_cast<std::int32_t>(r), entries[r]});
     }
     return data;
+}
+
+template <typename T>
+void expect_scale_rule()
+{
+    using limits = std::numeric_limits<T>;
+    using larch::batch::item::right_hand_side_scale;
+    // unscaled: zero, non-finite, and everything within 2^(+-max_exponent / 4)
+    for (const T m : {T{}, limits::quiet_NaN(), limits::infinity(), T{1}, T{1.875},
+                      std::ldexp(T{1}, -limits::max_exponent / 4), std::ldexp(T{1.99}, limits::max_exponent / 4)}) {
+        EXPECT_EQ(right_hand_side_scale(m), T{1}) << m;
+    }
+    // scaled into [1, 2) by a power of two, its inverse finite; a subnormal lands far inside the safe range
+    for (const T m : {std::ldexp(T{1.5}, -limits::max_exponent / 4 - 1), std::ldexp(T{1}, limits::max_exponent / 4 + 1),
+                      limits::min(), limits::max(), limits::denorm_min()}) {
+        const T s = right_hand_side_scale(m);
+        int exponent = 0;
+        EXPECT_EQ(std::frexp(s, &exponent), T{0.5}) << m;  // a power of two
+        EXPECT_TRUE(std::isfinite(T{1} / s)) << m;
+        if (m >= limits::min()) {
+            EXPECT_GE(s * m, T{1}) << m;
+            EXPECT_LT(s * m, T{2}) << m;
+        } else {
+            EXPECT_EQ(right_hand_side_scale(s * m), T{1}) << m;
+        }
+    }
+}
+
+TEST(BatchSolverScaling, RightHandSideScaleIsAPowerOfTwoThatBringsTheLargestEntryIntoOneToTwo)
+{
+    expect_scale_rule<double>();
+    expect_scale_rule<float>();
 }
 
 TEST(BatchCgReference, SolvesLaplaciansOfDifferentSizesToTheirKnownSolutions)

@@ -19,6 +19,7 @@
 #include "larch/batch/coo.hpp"
 #include "larch/batch/csr.hpp"
 #include "larch/batch/ell.hpp"
+#include "larch/batch/solver/batch_logger.hpp"
 #include "larch/batch/solver/bicgstab.hpp"
 #include "larch/batch/solver/cg.hpp"
 #include "larch/batch/solver/gmres.hpp"
@@ -261,6 +262,92 @@ TEST_P(BatchSolver, AgreesWithReferenceOnItemsBeyondTheDefaultSharedMemory)
     compare(items, b, 300, 1e-10);
 }
 
+/// The same executor, method, preconditioner and format as BatchSolver, the reference included: right-hand
+/// sides whose sums of squares underflow or overflow in T.
+class BatchSolverRightHandSideScale : public BatchSolver {
+protected:
+    /**
+     * Items of one SPD tridiagonal matrix of 8 rows with b_i = scales[i] * (1, 1.125, ..., 1.875), solved
+     * together from x = 0 (scales[0] = 1). Before the scaling, b of 1e-170 (float: 1e-25) had the norm 0,
+     * so the item counted as b = 0 and was reported converged with x = 0; b of 1e200 (float: 1e25) had an
+     * infinite norm and was reported non_finite. Every item must converge with its threshold and its true
+     * residual (both in long double) in its own scale; an item scaled by a power of two 2^k solves exactly
+     * item 0's system, so its x is item 0's times 2^k, bit for bit, after as many iterations; and item 0 runs
+     * as it does alone.
+     */
+    template <typename T>
+    void expect_every_scale_solved(const std::vector<T>& scales, const std::vector<int>& power_of_two_exponents)
+    {
+        LARCH_EXECUTOR_OR_SKIP(exec, std::get<0>(GetParam()));
+        constexpr size_type n = 8;
+        const auto matrix = larch::test::tridiagonal<T>(n, 0.0, 3.0);
+        const std::vector<matrix_data<T>> items(scales.size(), matrix);
+        std::vector<T> b_values;
+        for (const auto scale : scales) {
+            for (size_type row = 0; row < n; ++row) {
+                b_values.push_back(scale * static_cast<T>(1.0 + 0.125 * static_cast<double>(row)));
+            }
+        }
+        const double tolerance = std::is_same<T, float>::value ? 1e-5 : 1e-10;
+        const auto b = Vector<T>::create(ref, larch::test::item_rows(items), 1, b_values)->clone_to(exec);
+        auto x = Vector<T>::create_with_layout_of(exec, *b);
+        x->fill(T{});
+        const auto result = solve(exec, items, *b, *x, 100, tolerance);
+        const auto x_host = x->copy_to_host();
+        const auto residual = [&](size_type item, const T* solution) {
+            std::vector<long double> r(b_values.begin() + static_cast<std::ptrdiff_t>(item * n),
+                                       b_values.begin() + static_cast<std::ptrdiff_t>((item + 1) * n));
+            for (const auto& e : matrix.entries) {
+                r[static_cast<size_type>(e.row)] -=
+                    static_cast<long double>(e.value) * solution[static_cast<size_type>(e.col)];
+            }
+            long double sum = 0.0L;
+            for (const auto v : r) {
+                sum += v * v;
+            }
+            return std::sqrt(sum);
+        };
+        const std::vector<T> zero(n, T{});
+        for (size_type item = 0; item < scales.size(); ++item) {
+            SCOPED_TRACE("item " + std::to_string(item) + ", b of scale " + std::to_string(scales[item]));
+            ASSERT_EQ(result.get_status(item), ItemStatus::converged);
+            const auto b_norm = residual(item, zero.data());
+            EXPECT_NEAR(result.get_threshold(item) / static_cast<double>(tolerance * b_norm), 1.0, 1e-5);
+            const auto true_residual = residual(item, x_host.data() + item * n);
+            EXPECT_GT(true_residual, 0.0L);
+            EXPECT_LE(true_residual, 1.1L * static_cast<long double>(result.get_threshold(item)));
+        }
+        for (size_type item = 1; item <= power_of_two_exponents.size(); ++item) {
+            const int exponent = power_of_two_exponents[item - 1];
+            EXPECT_EQ(scales[item], std::ldexp(T{1}, exponent)) << "item " << item << " is not 2^" << exponent;
+            EXPECT_EQ(result.get_iterations(item), result.get_iterations(0)) << "item " << item;
+            EXPECT_EQ(result.get_residual_norm(item),
+                      static_cast<double>(std::ldexp(static_cast<T>(result.get_residual_norm(0)), exponent)));
+            for (size_type row = 0; row < n; ++row) {
+                EXPECT_EQ(x_host[item * n + row], std::ldexp(x_host[row], exponent)) << "item " << item;
+            }
+        }
+        const std::vector<matrix_data<T>> first{matrix};
+        const auto b_first = Vector<T>::create(ref, {n}, 1, std::vector<T>(b_values.begin(), b_values.begin() + n))
+                                 ->clone_to(exec);
+        auto x_first = Vector<T>::create_with_layout_of(exec, *b_first);
+        x_first->fill(T{});
+        solve(exec, first, *b_first, *x_first, 100, tolerance);
+        EXPECT_EQ(x_first->copy_to_host(), std::vector<T>(x_host.begin(), x_host.begin() + n));
+    }
+};
+
+TEST_P(BatchSolverRightHandSideScale, SolvesRightHandSidesWhoseSquaresUnderflowOrOverflowInDouble)
+{
+    expect_every_scale_solved<double>({1.0, std::ldexp(1.0, -600), std::ldexp(1.0, 700), 1e-170, 1e200, 1e-310},
+                                      {-600, 700});
+}
+
+TEST_P(BatchSolverRightHandSideScale, SolvesRightHandSidesWhoseSquaresUnderflowOrOverflowInFloat)
+{
+    expect_every_scale_solved<float>({1.0f, std::ldexp(1.0f, -90), std::ldexp(1.0f, 80), 1e-25f, 1e25f}, {-90, 80});
+}
+
 /// The real-matrix comparison, whose parameters (real_matrix_parameters) leave out what the others cover.
 class BatchSolverOnRealMatrices : public BatchSolver {};
 
@@ -302,6 +389,44 @@ TEST_P(BatchSolverLimits, TheLargestIterationLimitCostsNoHistoryMemoryWhenNoLogg
     EXPECT_EQ(result.get_status(0), ItemStatus::converged);
     EXPECT_LE(result.get_iterations(0), 3u);
     EXPECT_FALSE(result.has_residual_history(0));
+}
+
+TEST_P(BatchSolverLimits, ScaledItemsReportTheirResidualHistoryAndAbsoluteThresholdInTheirOwnScale)
+{
+    // Item 1 is item 0 times 2^-600, solved scaled by 2^600: its history, residual and threshold must be item
+    // 0's times 2^-600, its absolute tolerance applied in its own scale.
+    LARCH_EXECUTOR_OR_SKIP(exec, GetParam());
+    const auto laplacian = larch::test::tridiagonal<double>(4, 0.0, 3.0);
+    const auto a = larch::share(larch::batch::Csr<double>::create(exec, {laplacian, laplacian}));
+    const double tiny = std::ldexp(1.0, -600);
+    const std::vector<double> b_values{1.0, 2.0, 3.0, 4.0, tiny, 2 * tiny, 3 * tiny, 4 * tiny};
+    const auto b = Vector<double>::create(exec, {4, 4}, 1, b_values);
+    auto x = Vector<double>::create(exec, {4, 4}, 1, std::vector<double>(8, 0.0));
+    auto solver = larch::batch::Cg<double>::build()
+                      .with_tolerance_type(larch::batch::ToleranceType::absolute)
+                      .with_item_tolerances({1e-9, 1e-9 * tiny})
+                      .on(exec)
+                      ->generate(a);
+    const auto logger = larch::batch::BatchConvergence::create({0, 1});
+    solver->add_logger(logger);
+    solver->apply(*b, *x);
+    const auto result = solver->get_result();
+    ASSERT_EQ(result.get_status(0), ItemStatus::converged);
+    ASSERT_EQ(result.get_status(1), ItemStatus::converged);
+    EXPECT_EQ(result.get_threshold(1), 1e-9 * tiny);
+    EXPECT_EQ(result.get_residual_norm(1), result.get_residual_norm(0) * tiny);
+    const auto logged = logger->get_result();
+    const auto& first = logged.get_residual_history(0);
+    const auto& second = logged.get_residual_history(1);
+    ASSERT_EQ(second.size(), first.size());
+    for (size_type k = 0; k < first.size(); ++k) {
+        EXPECT_EQ(second[k], first[k] * tiny) << "entry " << k;
+    }
+    EXPECT_EQ(first.front(), std::sqrt(30.0));  // x = 0: the initial residual is ||b||
+    const auto solution = x->copy_to_host();
+    for (size_type row = 0; row < 4; ++row) {
+        EXPECT_EQ(solution[4 + row], solution[row] * tiny) << "row " << row;
+    }
 }
 
 INSTANTIATE_TEST_SUITE_P(Executors, BatchSolverLimits, ::testing::ValuesIn(larch::test::executor_names()));
@@ -379,6 +504,13 @@ INSTANTIATE_TEST_SUITE_P(Executors, BatchSolver,
                                             ::testing::Values("cg", "bicgstab", "gmres"),
                                             ::testing::Values("none", "jacobi", "block_jacobi"),
                                             ::testing::Values("csr", "coo", "ell")),
+                         parameter_name);
+
+INSTANTIATE_TEST_SUITE_P(Executors, BatchSolverRightHandSideScale,
+                         ::testing::Combine(::testing::ValuesIn(larch::test::executor_names()),
+                                            ::testing::Values("cg", "bicgstab", "gmres"),
+                                            ::testing::Values("none", "jacobi", "block_jacobi"),
+                                            ::testing::Values("csr")),
                          parameter_name);
 
 /// Every tested executor, method and preconditioner, every format on GPUs but only csr on omp: omp runs

@@ -2,6 +2,7 @@
 // copy of the per-item results to the host.
 #include "larch/batch/solver/batch_iterative_solver.hpp"
 
+#include <algorithm>
 #include <cmath>
 #include <cstdint>
 #include <limits>
@@ -69,6 +70,23 @@ void with_matrix_type(const BatchLinOp<T>& matrix, const std::string& context, R
         LARCH_THROW(NotSupported, context + ": the system matrix is a " + matrix.get_type_name() +
                                       "; the batched solvers take batch::Csr, batch::Coo or batch::Ell");
     }
+}
+
+/// The power of two s_i of every item (core/batch/solver/right_hand_side_scaling.hpp), on the host.
+template <typename T>
+std::vector<T> right_hand_side_scales(const std::shared_ptr<const Executor>& exec, const Vector<T>& b)
+{
+    array<T> scales{exec, b.get_num_items()};
+    LARCH_RUN_KERNEL(exec, batch_solver::right_hand_side_scales, b, scales.get_data());
+    return scales.copy_to_host();
+}
+
+/// v_i *= factors[i] for every item.
+template <typename T>
+void multiply_items(const std::shared_ptr<const Executor>& exec, const std::vector<T>& factors, Vector<T>& v)
+{
+    const array<T> device_factors{exec, factors.begin(), factors.end()};
+    LARCH_RUN_KERNEL(exec, batch_solver::multiply_items, device_factors.get_const_data(), v);
 }
 
 }  // namespace
@@ -212,6 +230,15 @@ void BatchIterativeSolver<T>::apply_impl(const Vector<T>& b, Vector<T>& x) const
     const auto history_length = static_cast<size_type>(max_iterations) + 1;
     const std::vector<T> unset_history(tracked.size() * history_length, std::numeric_limits<T>::quiet_NaN());
 
+    // An item whose b_i is too small or too large for the methods' plain sums of squares is solved as
+    // A_i (s_i x_i) = s_i b_i, s_i a power of two; the results are taken back to its scale below.
+    const auto scales = right_hand_side_scales(exec, b);
+    const bool scaled = std::any_of(scales.begin(), scales.end(), [](T scale) { return scale != T{1}; });
+    if (scaled && parameters_.tolerance_type == ToleranceType::absolute) {
+        for (size_type item = 0; item < num_items; ++item) {
+            tolerances[item] *= scales[item];
+        }
+    }
     array<T> item_tolerances{exec, tolerances.begin(), tolerances.end()};
     array<std::int32_t> history_slots{exec, slots.begin(), slots.end()};
     array<T> history{exec, unset_history.begin(), unset_history.end()};
@@ -237,15 +264,36 @@ void BatchIterativeSolver<T>::apply_impl(const Vector<T>& b, Vector<T>& x) const
                                  static_cast<int>(parameters_.max_residual_replacements),
                                  static_cast<int>(krylov_dim_),
                                  kappa_};
+    // Scaled only now, after every check and allocation that may throw, so that an error leaves x as it was.
+    std::unique_ptr<Vector<T>> scaled_b;
+    if (scaled) {
+        scaled_b = b.clone_to(exec);
+        multiply_items(exec, scales, *scaled_b);
+        multiply_items(exec, scales, x);
+    }
     with_matrix_type(*system_matrix_, context, [&](const auto& matrix) {
-        LARCH_RUN_KERNEL(exec, batch_solver::solve, matrix, settings, b, x, outputs);
+        LARCH_RUN_KERNEL(exec, batch_solver::solve, matrix, settings, scaled ? *scaled_b : b, x, outputs);
     });
 
     const auto host_statuses = statuses.copy_to_host();
     const auto host_iterations = iterations.copy_to_host();
-    const auto host_norms = residual_norms.copy_to_host();
-    const auto host_thresholds = thresholds.copy_to_host();
-    const auto host_history = history.copy_to_host();
+    auto host_norms = residual_norms.copy_to_host();
+    auto host_thresholds = thresholds.copy_to_host();
+    auto host_history = history.copy_to_host();
+    if (scaled) {
+        std::vector<T> inverse_scales(num_items);
+        for (size_type item = 0; item < num_items; ++item) {
+            inverse_scales[item] = T{1} / scales[item];  // exact: a power of two
+            host_norms[item] *= inverse_scales[item];
+            host_thresholds[item] *= inverse_scales[item];
+        }
+        for (size_type slot = 0; slot < tracked.size(); ++slot) {
+            const auto row = host_history.begin() + static_cast<std::ptrdiff_t>(slot * history_length);
+            std::for_each(row, row + static_cast<std::ptrdiff_t>(history_length),
+                          [&](T& norm) { norm *= inverse_scales[tracked[slot]]; });
+        }
+        multiply_items(exec, inverse_scales, x);
+    }
     std::vector<ItemStatus> item_statuses(num_items);
     std::vector<size_type> item_iterations(num_items);
     std::vector<double> item_norms(num_items);
