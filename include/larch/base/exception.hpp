@@ -9,22 +9,35 @@ namespace larch {
 /**
  * Base of every larch exception; `what()` reads "file:line: message", the file relative to larch's source
  * tree (e.g. "core/config/solver_config.cpp:253: ...") for errors raised inside the library. Code that adds
- * context to an error it caught rethrows with get_file(), get_line() and get_message(), so a message carries
- * one location.
+ * context to an error it caught catches `Error&` (or a subclass, by non-const reference), calls add_context
+ * and rethrows with `throw;`: the exception keeps its dynamic type and contents (batch::SingularItems keeps
+ * its items) and its message one location.
  */
 class Error : public std::runtime_error {
 public:
     Error(const std::string& file, int line, const std::string& message)
-        : std::runtime_error(relative_source(file) + ":" + std::to_string(line) + ": " + message),
+        : std::runtime_error(message),
           file_{relative_source(file)},
           line_{line},
-          message_{message}
+          message_{message},
+          what_{located()}
     {}
+
+    /// "file:line: message". std::runtime_error's own copy of a text (here the bare message, as it needs one)
+    /// cannot change, so what() reads what_, which add_context keeps up to date.
+    const char* what() const noexcept override { return what_.c_str(); }
 
     const std::string& get_file() const noexcept { return file_; }
     int get_line() const noexcept { return line_; }
     /// The message without the location.
     const std::string& get_message() const noexcept { return message_; }
+
+    /// Puts `prefix` before the message, in get_message() and what() alike (e.g. "on process 1 of 4: ").
+    void add_context(const std::string& prefix)
+    {
+        message_ = prefix + message_;
+        what_ = located();
+    }
 
 private:
     // The build maps the source tree's absolute path away (-fmacro-prefix-map); a compiler run from the build
@@ -37,9 +50,12 @@ private:
         return file;
     }
 
+    std::string located() const { return file_ + ":" + std::to_string(line_) + ": " + message_; }
+
     std::string file_;
     int line_;
     std::string message_;
+    std::string what_;
 };
 
 /// Operands whose sizes do not fit together; the message names both operands and their sizes.
