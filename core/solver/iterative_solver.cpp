@@ -11,7 +11,6 @@
 #include "core/base/reduction_completion.hpp"
 #include "core/components/instantiation.hpp"
 #include "larch/base/exception.hpp"
-#include "larch/batch/status.hpp"
 #include "larch/preconditioner/apply_with_dot.hpp"
 #include "larch/preconditioner/diagonal_scaling.hpp"
 
@@ -25,42 +24,6 @@ namespace {
 double seconds_since(clock_type::time_point start)
 {
     return std::chrono::duration<double>(clock_type::now() - start).count();
-}
-
-template <typename E>
-[[noreturn]] void throw_with_context(const E& error, const std::string& context)
-{
-    throw E(error.get_file(), error.get_line(), context + error.get_message());
-}
-
-/// Rethrows the larch::Error being handled as an exception of the same type with `context` before its
-/// message; any other exception as it is, and so batch::SingularItems, whose list of items a copy made here
-/// would lose.
-[[noreturn]] void rethrow_with_context(const std::string& context)
-{
-    try {
-        throw;
-    } catch (const batch::SingularItems&) {
-        throw;
-    } catch (const DimensionMismatch& e) {
-        throw_with_context(e, context);
-    } catch (const BadInput& e) {
-        throw_with_context(e, context);
-    } catch (const NotSupported& e) {
-        throw_with_context(e, context);
-    } catch (const UnknownExecutor& e) {
-        throw_with_context(e, context);
-    } catch (const BackendNotBuilt& e) {
-        throw_with_context(e, context);
-    } catch (const DeviceNotFound& e) {
-        throw_with_context(e, context);
-    } catch (const DeviceError& e) {
-        throw_with_context(e, context);
-    } catch (const AllocationError& e) {
-        throw_with_context(e, context);
-    } catch (const Error& e) {
-        throw_with_context(e, context);
-    }
 }
 
 }  // namespace
@@ -165,11 +128,12 @@ IterativeSolver<T>::IterativeSolver(std::shared_ptr<const Executor> exec,
             group_->check_on_every_process([&] {
                 try {
                     generate_preconditioner();
-                } catch (const Error&) {
-                    rethrow_with_context("on process " + std::to_string(group_->get_process()) + " of " +
-                                         std::to_string(group_->get_num_processes()) +
-                                         " (its rows start at global row " +
-                                         std::to_string(split->get_local_begin()) + "): ");
+                } catch (Error& error) {
+                    error.add_context("on process " + std::to_string(group_->get_process()) + " of " +
+                                      std::to_string(group_->get_num_processes()) +
+                                      " (its rows start at global row " +
+                                      std::to_string(split->get_local_begin()) + "): ");
+                    throw;
                 }
             });
         } else {

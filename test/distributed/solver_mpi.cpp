@@ -7,6 +7,7 @@
 #include <algorithm>
 #include <cmath>
 
+#include "larch/batch/status.hpp"
 #include "larch/config/solver_config.hpp"
 #include "larch/distributed/matrix.hpp"
 #include "larch/distributed/vector.hpp"
@@ -287,6 +288,52 @@ TEST(DistributedSolvers, APreconditionerThatFailsOnOneProcessThrowsOnEveryProces
     EXPECT_NE(message.find(context + "BlockJacobi::generate: diagonal block 0 (rows 0 to 1)"), std::string::npos)
         << message;
     EXPECT_EQ(message.find("on process", message.find(context) + 1), std::string::npos) << message;
+}
+
+/// A preconditioner factory whose generation throws batch::SingularItems (items 1 and 3) on the last process.
+class SingularOnTheLastProcess : public LinOpFactory {
+public:
+    explicit SingularOnTheLastProcess(std::shared_ptr<const Executor> exec) : LinOpFactory(std::move(exec)) {}
+
+protected:
+    std::unique_ptr<LinOp> generate_impl(std::shared_ptr<const LinOp> block) const override
+    {
+        if (world()->rank() == world()->size() - 1) {
+            throw batch::SingularItems(__FILE__, __LINE__, "items 1 and 3 are singular", {1, 3});
+        }
+        return block->clone();
+    }
+};
+
+TEST(DistributedSolvers, APreconditionerErrorGetsTheProcessContextAndKeepsItsTypeAndContents)
+{
+    const auto comm = world();
+    const auto n = 2 * static_cast<size_type>(comm->size());
+    matrix_data<double> data{dim2{n, n}};
+    for (size_type row = 0; row < n; ++row) {
+        data.entries.push_back({static_cast<std::int32_t>(row), static_cast<std::int32_t>(row), 1.0});
+    }
+    const auto exec = make_executor("reference");
+    const auto matrix = share(Matrix::create_from_global(exec, make_partition(PartitionKind::uniform, n), data));
+    const auto factory = solver::Cg<double>::build()
+                             .with_criteria(stop::max_iterations(10))
+                             .with_preconditioner(std::make_shared<SingularOnTheLastProcess>(exec))
+                             .on(exec);
+    const auto last = comm->size() - 1;
+    if (comm->rank() != last) {
+        // The others learn of it as BadInput, the kind check_on_every_process carries.
+        EXPECT_THROW(factory->generate(matrix), BadInput);
+        return;
+    }
+    try {
+        factory->generate(matrix);
+        FAIL() << "no exception";
+    } catch (const batch::SingularItems& e) {
+        EXPECT_EQ(e.get_items(), (std::vector<size_type>{1, 3}));
+        EXPECT_EQ(e.get_message(), "on process " + std::to_string(last) + " of " + std::to_string(comm->size()) +
+                                       " (its rows start at global row " + std::to_string(2 * last) +
+                                       "): items 1 and 3 are singular");
+    }
 }
 
 TEST(DistributedSolvers, JsonConfiguredSolverRunsOnADistributedMatrix)
