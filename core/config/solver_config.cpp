@@ -276,8 +276,9 @@ std::unique_ptr<solver::SolverFactory<T>> read_solver_config(const std::string& 
     text << file.rdbuf();
     try {
         return parse_solver_config<T>(text.str(), std::move(exec));
-    } catch (const BadInput& error) {
-        throw BadInput(error.get_file(), error.get_line(), path + ": " + error.get_message());
+    } catch (BadInput& error) {
+        error.add_context(path + ": ");
+        throw;
     }
 }
 
