@@ -190,8 +190,9 @@ nlohmann::json solver_description(const Settings& settings)
         // its JSON path, as in read_solver_config.
         try {
             description = config::parse_json(text.str());
-        } catch (const BadInput& error) {
-            throw BadInput(error.get_file(), error.get_line(), settings.config_file + ": " + error.get_message());
+        } catch (BadInput& error) {
+            error.add_context(settings.config_file + ": ");
+            throw;
         }
     } else {
         description = {{"type", settings.solver}};

@@ -202,10 +202,11 @@ std::vector<StudyCase> create_study_cases(const Settings& settings, std::shared_
                                              {"algorithm", settings.algorithm}};
             try {
                 config::create_solver_factory<double>(description, exec);
-            } catch (const BadInput& error) {
+            } catch (BadInput& error) {
                 for (const auto& [field, flag] : flag_of_field) {
                     if (error.get_message().find(field) != std::string::npos) {
-                        throw BadInput(__FILE__, __LINE__, flag + ": " + error.get_message());
+                        error.add_context(flag + ": ");
+                        break;
                     }
                 }
                 throw;
