@@ -17,14 +17,5 @@ LARCH_HOST_DEVICE bool jacobi_leaves_unscaled(T diagonal_entry)
     return !(inverse - inverse == T{});  // x - x is 0 exactly for a finite x, NaN for Inf and NaN
 }
 
-/// The scale scalar Jacobi applies to a row with diagonal entry d: 1 / d, or 1 where jacobi_leaves_unscaled(d).
-/// One division, for the batched solve kernels, where the rule runs inside the solve.
-template <typename T>
-LARCH_HOST_DEVICE T jacobi_row_scale(T diagonal_entry)
-{
-    const T inverse = T{1} / diagonal_entry;
-    return inverse - inverse == T{} ? inverse : T{1};
-}
-
 }  // namespace kernels
 }  // namespace larch

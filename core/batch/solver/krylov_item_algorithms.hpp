@@ -21,7 +21,6 @@
 
 #include "core/base/host_device.hpp"
 #include "core/matrix/bicgstab_omega.hpp"
-#include "core/preconditioner/scalar_jacobi_rule.hpp"
 #include "larch/batch/solver/solve_result.hpp"
 
 namespace larch {
@@ -55,12 +54,11 @@ LARCH_HOST_DEVICE bool is_finite(T value)
     return value - value == T{};
 }
 
-/// 1 / d, or 1 where 1 / d is not finite (d zero or missing, NaN, or subnormal): the row is left unscaled,
-/// by the rule of preconditioner::BlockJacobi's scalar Jacobi, instead of putting Inf into every application.
+/// 1 / d, or 1 for d = 0 (scalar Jacobi leaves a row without a diagonal entry unscaled).
 template <typename T>
 LARCH_HOST_DEVICE T jacobi_scale(T diagonal_entry)
 {
-    return ::larch::kernels::jacobi_row_scale(diagonal_entry);
+    return diagonal_entry == T{} ? T{1} : T{1} / diagonal_entry;
 }
 
 /// The product of one row of a column-major block inverse (its entry j at inverse_row[j * order]) with the
