@@ -22,7 +22,8 @@ enum class ToleranceType { relative, absolute };
 /// The preconditioner each item gets (generated per item inside the solve, from the item's own matrix).
 enum class ItemPreconditioner {
     none,
-    jacobi,  ///< scalar Jacobi: M_i = diag(A_i); a zero diagonal entry leaves its row unscaled
+    jacobi,  ///< scalar Jacobi: M_i = diag(A_i); a zero diagonal entry leaves its row unscaled, one whose
+             ///< reciprocal overflows (subnormal) makes the item non_finite
     block_jacobi,  ///< block-Jacobi: the diagonal blocks of A_i from its supervariables (at most
                    ///< max_block_size rows), inverted by batched Gauss-Jordan when the solver is generated;
                    ///< a singular block falls back to scalar Jacobi
