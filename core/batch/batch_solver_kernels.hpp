@@ -63,7 +63,7 @@ LARCH_DECLARE_KERNEL(namespace batch_solver {
                const batch::Vector<T>& b, batch::Vector<T>& x,
                const batch::SolveOutputs<T>& outputs);
 
-    /// scales[i] = batch::item::right_hand_side_scale(max_r |b_i(r)|) for every item (b: one column).
+    /// scales[i] = detail::right_hand_side_scale(max_r |b_i(r)|) for every item (b: one column).
     template <typename T>
     void right_hand_side_scales(const DefaultExecutor& exec, const batch::Vector<T>& b, T* scales);
 

@@ -12,13 +12,13 @@
 // scalars values and on b_i and x_i in place; the kernels are the same, only the pointers differ.
 //
 // Two small kernels (a warp per item) serve the right-hand-side scaling of the solve's driver
-// (core/batch/solver/right_hand_side_scaling.hpp): the per-item scales, and multiplying items by factors.
+// (core/base/right_hand_side_scale.hpp): the per-item scales, and multiplying items by factors.
 #include <algorithm>
 #include <cstdint>
 
 #include "core/batch/batch_solver_kernels.hpp"
 #include "core/batch/solver/krylov_item_algorithms.hpp"
-#include "core/batch/solver/right_hand_side_scaling.hpp"
+#include "core/base/right_hand_side_scale.hpp"
 #include "core/components/instantiation.hpp"
 #include "cuda/base/runtime.hpp"
 #include "cuda/batch/batch_sparse_spmv.cuh"
@@ -537,7 +537,7 @@ __global__ void __launch_bounds__(scaling_block_size)
     }
     largest = warp::all_reduce<32>(largest, warp::Max{});
     if (threadIdx.x % 32 == 0) {
-        scales[item] = ::larch::batch::item::right_hand_side_scale(largest);
+        scales[item] = ::larch::detail::right_hand_side_scale(largest);
     }
 }
 

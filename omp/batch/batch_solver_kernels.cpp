@@ -38,7 +38,7 @@ void right_hand_side_scales(const DefaultExecutor&, const batch::Vector<T>& b, T
     const auto num_items = static_cast<std::int64_t>(b.get_num_items());
 #pragma omp parallel for schedule(static)
     for (std::int64_t item = 0; item < num_items; ++item) {
-        scales[item] = batch::item::right_hand_side_scale(
+        scales[item] = detail::right_hand_side_scale(
             batch::item::largest_magnitude(values, offsets[item], offsets[item + 1]));
     }
 }

@@ -29,7 +29,7 @@ void right_hand_side_scales(const DefaultExecutor&, const batch::Vector<T>& b, T
     const auto* offsets = b.get_layout().get_const_offsets();
     const auto* values = b.get_const_values();
     for (size_type item = 0; item < b.get_num_items(); ++item) {
-        scales[item] = batch::item::right_hand_side_scale(
+        scales[item] = detail::right_hand_side_scale(
             batch::item::largest_magnitude(values, offsets[item], offsets[item + 1]));
     }
 }

@@ -7,7 +7,7 @@
 #include <memory>
 #include <vector>
 
-#include "core/batch/solver/right_hand_side_scaling.hpp"
+#include "core/base/right_hand_side_scale.hpp"
 #include "larch/batch/coo.hpp"
 #include "larch/batch/csr.hpp"
 #include "larch/batch/dense.hpp"
@@ -65,7 +65,7 @@ template <typename T>
 void expect_scale_rule()
 {
     using limits = std::numeric_limits<T>;
-    using larch::batch::item::right_hand_side_scale;
+    using larch::detail::right_hand_side_scale;
     // unscaled: zero, non-finite, and everything within 2^(+-max_exponent / 4)
     for (const T m : {T{}, limits::quiet_NaN(), limits::infinity(), T{1}, T{1.875},
                       std::ldexp(T{1}, -limits::max_exponent / 4), std::ldexp(T{1.99}, limits::max_exponent / 4)}) {

@@ -72,7 +72,7 @@ void with_matrix_type(const BatchLinOp<T>& matrix, const std::string& context, R
     }
 }
 
-/// The power of two s_i of every item (core/batch/solver/right_hand_side_scaling.hpp), on the host.
+/// The power of two s_i of every item (core/base/right_hand_side_scale.hpp), on the host.
 template <typename T>
 std::vector<T> right_hand_side_scales(const std::shared_ptr<const Executor>& exec, const Vector<T>& b)
 {
