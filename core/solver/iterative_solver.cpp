@@ -9,6 +9,7 @@
 
 #include "core/base/number_text.hpp"
 #include "core/base/reduction_completion.hpp"
+#include "core/base/right_hand_side_scale.hpp"
 #include "core/components/instantiation.hpp"
 #include "larch/base/exception.hpp"
 #include "larch/preconditioner/apply_with_dot.hpp"
@@ -26,13 +27,30 @@ double seconds_since(clock_type::time_point start)
     return std::chrono::duration<double>(clock_type::now() - start).count();
 }
 
+/// The power of two s of every column of b (core/base/right_hand_side_scale.hpp, from the column's 2-norm,
+/// completed over a distributed solve's processes), on the host.
+template <typename T>
+std::vector<T> right_hand_side_scales(const std::shared_ptr<const Executor>& exec, const matrix::Dense<T>& b)
+{
+    if (b.get_size().cols == 0) {
+        return {};
+    }
+    array<T> norms{exec, b.get_size().cols};
+    array<T> workspace{exec};
+    b.compute_norm2(norms, workspace);
+    auto scales = norms.copy_to_host();
+    std::transform(scales.begin(), scales.end(), scales.begin(),
+                   [](T norm) { return detail::right_hand_side_scale(norm); });
+    return scales;
+}
+
 }  // namespace
 
 IterationMonitor::IterationMonitor(const stop::Criteria& criteria, double threshold,
                                    double initial_residual_norm, size_type column,
-                                   const std::vector<std::shared_ptr<log::Logger>>& loggers)
+                                   const std::vector<std::shared_ptr<log::Logger>>& loggers, double report_scale)
     : criteria_{criteria}, threshold_{threshold}, initial_residual_norm_{initial_residual_norm}, column_{column}, loggers_{loggers},
-      progress_{criteria, initial_residual_norm}, start_{clock_type::now()}
+      report_scale_{report_scale}, progress_{criteria, initial_residual_norm}, start_{clock_type::now()}
 {}
 
 bool IterationMonitor::meets_threshold(double residual_norm) const noexcept
@@ -70,7 +88,7 @@ stop::Reason IterationMonitor::check(double residual_norm)
 {
     ++iterations_;
     for (const auto& logger : loggers_) {
-        logger->on_iteration(column_, iterations_, residual_norm);
+        logger->on_iteration(column_, iterations_, residual_norm * report_scale_);
     }
     if (!std::isfinite(residual_norm)) {
         return stop::Reason::non_finite;
@@ -277,7 +295,24 @@ void IterativeSolver<T>::apply_impl(const LinOp& b, LinOp& x) const
         logger->on_apply_begin(num_columns);
     }
     std::vector<stop::Status> statuses(num_columns);
-    solve(dense_b, dense_x, statuses);
+    // A column too small or too large for the methods' plain sums of squares is solved as A (s x) = s b,
+    // s a power of two (core/base/right_hand_side_scale.hpp); the others run as they are.
+    const auto scales = right_hand_side_scales(get_executor(), dense_b);
+    std::vector<double> report_scales(num_columns);
+    std::transform(scales.begin(), scales.end(), report_scales.begin(),
+                   [](T scale) { return 1.0 / static_cast<double>(scale); });
+    if (std::all_of(scales.begin(), scales.end(), [](T scale) { return scale == T{1}; })) {
+        solve(dense_b, dense_x, statuses, report_scales);
+    } else {
+        const auto& exec = get_executor();
+        auto scaled_b = dense_b.clone_dense(exec);
+        scaled_b->scale(array<T>{exec, scales.begin(), scales.end()});
+        dense_x.scale(array<T>{exec, scales.begin(), scales.end()});
+        solve(*scaled_b, dense_x, statuses, report_scales);
+        std::vector<T> inverse_scales(num_columns);
+        std::transform(scales.begin(), scales.end(), inverse_scales.begin(), [](T scale) { return T{1} / scale; });
+        dense_x.scale(array<T>{exec, inverse_scales.begin(), inverse_scales.end()});
+    }
     get_executor()->synchronize();
     {
         std::lock_guard<std::mutex> guard{statuses_mutex_};
@@ -299,14 +334,15 @@ void IterativeSolver<T>::apply_impl(double alpha, const LinOp& b, double beta, L
 }
 
 template <typename T>
-void IterativeSolver<T>::solve(const vector_type& b, vector_type& x, std::vector<stop::Status>& statuses) const
+void IterativeSolver<T>::solve(const vector_type& b, vector_type& x, std::vector<stop::Status>& statuses,
+                               const std::vector<double>& report_scales) const
 {
     auto r = create_vector();
     for (size_type column = 0; column < statuses.size(); ++column) {
         const auto column_start = clock_type::now();
         auto b_column = b.create_const_column_view(column);
         auto x_column = x.create_column_view(column);
-        auto solve = begin_column(column, *b_column, *x_column, *r);
+        auto solve = begin_column(column, *b_column, *x_column, *r, report_scales[column]);
         while (may_iterate(solve)) {
             const auto outcome = iterate(*b_column, *x_column, *r, solve.residual_norm, *solve.monitor);
             end_iterate(solve, outcome, *b_column, *x_column, *r);
@@ -336,10 +372,12 @@ void finish(Solve& solve, stop::Reason reason, std::string message, double resid
 
 template <typename T>
 typename IterativeSolver<T>::ColumnSolve IterativeSolver<T>::begin_column(size_type column, const vector_type& b,
-                                                                          vector_type& x, vector_type& r) const
+                                                                          vector_type& x, vector_type& r,
+                                                                          double report_scale) const
 {
     ColumnSolve solve;
     solve.column = column;
+    solve.report_scale = report_scale;
     auto& status = solve.status;
     Reductions<T> reduce{get_executor()};
     status.rhs_norm = reduce.norm2(b);
@@ -355,16 +393,19 @@ typename IterativeSolver<T>::ColumnSolve IterativeSolver<T>::begin_column(size_t
     compute_residual(b, x, r);
     const double residual_norm = reduce.norm2(r);
     status.initial_residual_norm = residual_norm;
-    status.threshold = criteria_.get_threshold(status.rhs_norm, residual_norm);
+    // The criteria speak in the user's scale (an absolute tolerance), the solve in its own.
+    const auto threshold = criteria_.get_threshold(status.rhs_norm * report_scale, residual_norm * report_scale);
+    status.threshold = threshold < 0 ? threshold : threshold / report_scale;
     for (const auto& logger : loggers_) {
-        logger->on_iteration(column, 0, residual_norm);
+        logger->on_iteration(column, 0, residual_norm * report_scale);
     }
     if (!std::isfinite(residual_norm)) {
         finish(solve, stop::Reason::non_finite, "the initial residual b - A x0 holds NaN or Inf (check x0 and A)",
                residual_norm);
         return solve;
     }
-    solve.monitor = std::make_unique<IterationMonitor>(criteria_, status.threshold, residual_norm, column, loggers_);
+    solve.monitor =
+        std::make_unique<IterationMonitor>(criteria_, status.threshold, residual_norm, column, loggers_, report_scale);
     solve.residual_norm = residual_norm;
     if (solve.monitor->meets_threshold(residual_norm)) {
         finish(solve, stop::Reason::converged, "the initial guess meets the tolerance", residual_norm);
@@ -415,7 +456,8 @@ void IterativeSolver<T>::end_iterate(ColumnSolve& solve, const IterationOutcome&
         }
         return finish(solve, stop::Reason::residual_gap,
                       "the recursive residual met the tolerance but the true residual " +
-                          detail::number_text(residual_norm) + " exceeds " + detail::number_text(status.threshold) +
+                          detail::number_text(residual_norm * solve.report_scale) + " exceeds " +
+                          detail::number_text(status.threshold * solve.report_scale) +
                           " after " + std::to_string(status.residual_replacements) +
                           " restarts from the true residual",
                       residual_norm);
@@ -424,8 +466,15 @@ void IterativeSolver<T>::end_iterate(ColumnSolve& solve, const IterationOutcome&
 }
 
 template <typename T>
-void IterativeSolver<T>::report_column_end(const ColumnSolve& solve, double seconds) const
+void IterativeSolver<T>::report_column_end(ColumnSolve& solve, double seconds) const
 {
+    auto& status = solve.status;
+    status.rhs_norm *= solve.report_scale;
+    status.initial_residual_norm *= solve.report_scale;
+    status.residual_norm *= solve.report_scale;
+    if (status.threshold >= 0) {
+        status.threshold *= solve.report_scale;
+    }
     for (const auto& logger : loggers_) {
         logger->on_column_end(solve.column, solve.status, seconds);
     }
@@ -440,8 +489,8 @@ IterationOutcome ColumnsTogetherSolver<T>::iterate(const vector_type& b, vector_
 }
 
 template <typename T>
-void ColumnsTogetherSolver<T>::solve(const vector_type& b, vector_type& x,
-                                     std::vector<stop::Status>& statuses) const
+void ColumnsTogetherSolver<T>::solve(const vector_type& b, vector_type& x, std::vector<stop::Status>& statuses,
+                                     const std::vector<double>& report_scales) const
 {
     const auto start = clock_type::now();
     const auto cols = statuses.size();
@@ -451,7 +500,7 @@ void ColumnsTogetherSolver<T>::solve(const vector_type& b, vector_type& x,
     std::vector<typename IterativeSolver<T>::ColumnSolve> columns;
     for (size_type col = 0; col < cols; ++col) {
         columns.push_back(this->begin_column(col, *b.create_const_column_view(col), *x.create_column_view(col),
-                                             *r->create_column_view(col)));
+                                             *r->create_column_view(col), report_scales[col]));
     }
     // Each round iterates the columns that still run, every one from its true residual (a restart).
     while (true) {

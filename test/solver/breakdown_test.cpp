@@ -4,10 +4,14 @@
 // tolerance.
 #include <gtest/gtest.h>
 
+#include <cmath>
 #include <limits>
+#include <type_traits>
+#include <vector>
 
 #include "larch/base/executor.hpp"
 #include "larch/generate/problems.hpp"
+#include "larch/log/convergence.hpp"
 #include "test/solver/solver_test_utils.hpp"
 #include "test/utils/executors.hpp"
 
@@ -175,6 +179,140 @@ TEST_P(NonFiniteInput, NanInRightHandSideInitialGuessOrMatrixStopsAtOnce)
 
 INSTANTIATE_TEST_SUITE_P(
     AllExecutors, NonFiniteInput,
+    ::testing::Combine(::testing::ValuesIn(larch::test::executor_names()),
+                       ::testing::Values(SolverKind::cg, SolverKind::bicgstab, SolverKind::idr, SolverKind::gmres)),
+    [](const auto& info) {
+        return std::get<0>(info.param) + "_" + larch::test::to_string(std::get<1>(info.param));
+    });
+
+class RightHandSideScale : public ::testing::TestWithParam<std::tuple<std::string, SolverKind>> {
+protected:
+    /// ||b - A x|| of column `col` in long double, whose range holds the squares of double's extremes.
+    template <typename T>
+    static long double true_residual(const larch::matrix_data<T>& a, const std::vector<T>& b, const std::vector<T>& x,
+                                     size_t cols, size_t col)
+    {
+        std::vector<long double> r(a.size.rows);
+        for (size_t row = 0; row < r.size(); ++row) {
+            r[row] = b[row * cols + col];
+        }
+        for (const auto& e : a.entries) {
+            r[static_cast<size_t>(e.row)] -= static_cast<long double>(e.value) * x[static_cast<size_t>(e.col) * cols + col];
+        }
+        long double sum = 0.0L;
+        for (const auto v : r) {
+            sum += v * v;
+        }
+        return std::sqrt(sum);
+    }
+
+    /**
+     * Columns b_j = scales[j] * b_0 (b_0 of entries 1..2), solved together from x = 0. Before the scaling, b of
+     * 1e-170 (float: 1e-25) made CG and BiCGSTAB stop with breakdown after 0 iterations and IDR after a few,
+     * b of 1e200 (float: 1e25) with non_finite; GMRES alone converged. Every column must converge with its
+     * threshold and true residual in its own scale; a column scaled by a power of two 2^k solves exactly column
+     * 0's system, so its x is column 0's times 2^k, bit for bit, after as many iterations.
+     */
+    template <typename T>
+    void expect_every_scale_solved(const std::vector<T>& scales, const std::vector<int>& power_of_two_exponents)
+    {
+        const auto [exec_name, kind] = GetParam();
+        LARCH_EXECUTOR_OR_SKIP(exec, exec_name);
+        const auto data = larch::generate::laplace_2d<T>(6);
+        const auto n = data.size.rows;
+        const auto cols = scales.size();
+        std::vector<T> b_values(n * cols);
+        for (size_t row = 0; row < n; ++row) {
+            for (size_t col = 0; col < cols; ++col) {
+                b_values[row * cols + col] = scales[col] * static_cast<T>(1.0 + static_cast<double>(row) / n);
+            }
+        }
+        const auto ref = larch::make_executor("reference");
+        auto b = larch::matrix::Dense<T>::create(ref, larch::dim2{n, cols});
+        std::copy(b_values.begin(), b_values.end(), b->get_values());
+        auto x = larch::matrix::Dense<T>::create(exec, larch::dim2{n, cols});
+        x->fill(T{});
+        const double tolerance = std::is_same<T, float>::value ? 1e-5 : 1e-10;
+        larch::test::SolverSetup setup;
+        setup.criteria = {larch::stop::max_iterations(500), larch::stop::relative_residual(tolerance)};
+        auto solver = larch::test::make_solver<T>(kind, exec, larch::share(larch::matrix::Csr<T>::create(exec, data)),
+                                                  setup);
+        solver->apply(b->clone_dense(exec), x);
+        const auto solution = x->copy_to_host();
+        const std::vector<T> zero(n * cols, T{});
+        for (size_t col = 0; col < cols; ++col) {
+            const auto& status = solver->get_status(col);
+            SCOPED_TRACE("column " + std::to_string(col) + ", b of scale " + std::to_string(scales[col]));
+            ASSERT_EQ(status.reason, Reason::converged) << status.message;
+            const auto b_norm = true_residual(data, b_values, zero, cols, col);
+            EXPECT_NEAR(status.rhs_norm / static_cast<double>(b_norm), 1.0, 1e-5);
+            EXPECT_NEAR(status.threshold / static_cast<double>(tolerance * b_norm), 1.0, 1e-5);
+            const auto residual = true_residual(data, b_values, solution, cols, col);
+            EXPECT_GT(residual, 0.0L);
+            EXPECT_LE(residual, 1.1L * static_cast<long double>(status.threshold));
+        }
+        for (size_t col = 1; col <= power_of_two_exponents.size(); ++col) {
+            const int exponent = power_of_two_exponents[col - 1];
+            ASSERT_EQ(scales[col], std::ldexp(T{1}, exponent)) << "column " << col << " is not 2^" << exponent;
+            EXPECT_EQ(solver->get_status(col).iterations, solver->get_status(0).iterations) << "column " << col;
+            for (size_t row = 0; row < n; ++row) {
+                EXPECT_EQ(solution[row * cols + col], std::ldexp(solution[row * cols], exponent))
+                    << "column " << col << ", row " << row;
+            }
+        }
+    }
+};
+
+TEST_P(RightHandSideScale, SolvesRightHandSidesWhoseSquaresUnderflowOrOverflowInDouble)
+{
+    expect_every_scale_solved<double>({1.0, std::ldexp(1.0, -600), std::ldexp(1.0, 700), 1e-170, 1e200, 1e-310},
+                                      {-600, 700});
+}
+
+TEST_P(RightHandSideScale, SolvesRightHandSidesWhoseSquaresUnderflowOrOverflowInFloat)
+{
+    expect_every_scale_solved<float>({1.0f, std::ldexp(1.0f, -90), std::ldexp(1.0f, 80), 1e-25f, 1e25f}, {-90, 80});
+}
+
+TEST_P(RightHandSideScale, ScaledColumnsLogAndMeetAbsoluteTolerancesInTheirOwnScale)
+{
+    // b = 2^-600 b_0 with an absolute tolerance of 2^-600 1e-9: the same solve as b_0 with 1e-9, so the
+    // logged history and the status must be b_0's times 2^-600 exactly.
+    const auto [exec_name, kind] = GetParam();
+    LARCH_EXECUTOR_OR_SKIP(exec, exec_name);
+    const double tiny = std::ldexp(1.0, -600);
+    auto a = larch::share(Csr::create(exec, larch::generate::laplace_2d<double>(6)));
+    const auto solve = [&](double scale) {
+        larch::test::SolverSetup setup;
+        setup.criteria = {larch::stop::max_iterations(500), larch::stop::absolute_residual(1e-9 * scale)};
+        auto logger = larch::log::Convergence::create();
+        setup.logger = logger;
+        auto solver = larch::test::make_solver<double>(kind, exec, a, setup);
+        auto b = Dense::create(exec, larch::dim2{36, 1});
+        b->fill(scale);
+        auto x = Dense::create(exec, larch::dim2{36, 1});
+        x->fill(0.0);
+        solver->apply(b, x);
+        return std::make_tuple(solver->get_status(), logger->get_residual_norms(), x->copy_to_host());
+    };
+    const auto [status, history, x] = solve(1.0);
+    const auto [tiny_status, tiny_history, tiny_x] = solve(tiny);
+    ASSERT_EQ(status.reason, Reason::converged) << status.message;
+    ASSERT_EQ(tiny_status.reason, Reason::converged) << tiny_status.message;
+    EXPECT_EQ(tiny_status.threshold, 1e-9 * tiny);
+    EXPECT_EQ(tiny_status.residual_norm, status.residual_norm * tiny);
+    EXPECT_EQ(tiny_status.initial_residual_norm, status.initial_residual_norm * tiny);
+    ASSERT_EQ(tiny_history.size(), history.size());
+    for (size_t k = 0; k < history.size(); ++k) {
+        EXPECT_EQ(tiny_history[k], history[k] * tiny) << "entry " << k;
+    }
+    for (size_t row = 0; row < x.size(); ++row) {
+        EXPECT_EQ(tiny_x[row], x[row] * tiny) << "row " << row;
+    }
+}
+
+INSTANTIATE_TEST_SUITE_P(
+    AllExecutors, RightHandSideScale,
     ::testing::Combine(::testing::ValuesIn(larch::test::executor_names()),
                        ::testing::Values(SolverKind::cg, SolverKind::bicgstab, SolverKind::idr, SolverKind::gmres)),
     [](const auto& info) {

@@ -103,8 +103,11 @@ protected:
  */
 class IterationMonitor {
 public:
+    /// `report_scale` takes the solve's residual norms to the user's (1 / s for a right-hand side solved
+    /// scaled by s, see IterativeSolver) for the loggers; the checks compare the solve's own.
     IterationMonitor(const stop::Criteria& criteria, double threshold, double initial_residual_norm,
-                     size_type column, const std::vector<std::shared_ptr<log::Logger>>& loggers);
+                     size_type column, const std::vector<std::shared_ptr<log::Logger>>& loggers,
+                     double report_scale);
 
     /// Counts an iteration ending with residual norm `residual_norm`: Reason::none to go on, otherwise
     /// converged (recursive residual met the threshold), non_finite, divergence, stagnation, max_iterations
@@ -129,6 +132,7 @@ private:
     double initial_residual_norm_;
     size_type column_;
     const std::vector<std::shared_ptr<log::Logger>>& loggers_;
+    double report_scale_;
     stop::ProgressTracker progress_;
     std::chrono::steady_clock::time_point start_;
     size_type iterations_ = 0;
@@ -161,6 +165,12 @@ struct IterationOutcome {
  * the recursive residual meets the tolerance the true residual is recomputed, and if it does not meet it the
  * iteration restarts from it (at most max_residual_replacements times, shared with breakdown restarts). The
  * status reports the true residual; NaN/Inf stops with Reason::non_finite, never "converged".
+ *
+ * Right-hand sides of any finite magnitude: a column whose 2-norm lies outside 1e-77..1e77 (double;
+ * 2.3e-10..4.3e9 in float), where the methods' sums of squares could underflow or overflow, is solved as
+ * A (s x) = s b with s a power of two that brings that norm into [1, 2) (a scaled copy of b; x is scaled in
+ * place and back); statuses and loggers see its norms and threshold in its own scale. Other columns run
+ * unscaled. This costs one norm of every column of b per apply.
  *
  * On a system matrix spread over processes (a SplitOperator such as distributed::Matrix) the same algorithms
  * run on every process over its block of rows: apply completes every dot product and norm over the
@@ -253,30 +263,36 @@ protected:
     std::unique_ptr<vector_type> create_vector() const;
 
     /// The driver's record of one right-hand side: its status so far and, while it still iterates, its
-    /// monitor (null once the column is finished) and the norm of r = b - A x.
+    /// monitor (null once the column is finished) and the norm of r = b - A x. Its norms are the solve's;
+    /// report_scale takes them to the user's (1 / s for a column solved scaled by s).
     struct ColumnSolve {
         size_type column = 0;
         stop::Status status;
         std::unique_ptr<IterationMonitor> monitor;
         double residual_norm = 0;
+        double report_scale = 1;
     };
 
     /**
-     * Solves the columns of b into x and fills `statuses` (one per column), telling the loggers of each
-     * column's end. This default solves one column after another through iterate();
-     * ColumnsTogetherSolver iterates all columns together with the steps below.
+     * Solves the columns of b into x and fills `statuses` (one per column, in the user's scale:
+     * report_scales[j] takes column j's norms there), telling the loggers of each column's end. This default
+     * solves one column after another through iterate(); ColumnsTogetherSolver iterates all columns together
+     * with the steps below.
      */
-    virtual void solve(const vector_type& b, vector_type& x, std::vector<stop::Status>& statuses) const;
+    virtual void solve(const vector_type& b, vector_type& x, std::vector<stop::Status>& statuses,
+                       const std::vector<double>& report_scales) const;
     /// Checks b and the initial guess of column `column`; the result still iterates (with r = b - A x)
-    /// unless b is zero or non-finite or x already meets the tolerance.
-    ColumnSolve begin_column(size_type column, const vector_type& b, vector_type& x, vector_type& r) const;
+    /// unless b is zero or non-finite or x already meets the tolerance. `report_scale` as in ColumnSolve.
+    ColumnSolve begin_column(size_type column, const vector_type& b, vector_type& x, vector_type& r,
+                             double report_scale) const;
     /// Whether `solve` may start another iterate() (the budget is not spent); finishes it otherwise.
     bool may_iterate(ColumnSolve& solve) const;
     /// Turns the outcome of iterate() into the status, or restarts from the true residual (left in r).
     void end_iterate(ColumnSolve& solve, const IterationOutcome& outcome, const vector_type& b,
                      const vector_type& x, vector_type& r) const;
-    /// Tells the loggers that column `status.column` ended, `seconds` after its solve began.
-    void report_column_end(const ColumnSolve& solve, double seconds) const;
+    /// Takes the column's status to the user's scale and tells the loggers that column `solve.column` ended,
+    /// `seconds` after its solve began.
+    void report_column_end(ColumnSolve& solve, double seconds) const;
 
 private:
     std::string name_;
@@ -310,7 +326,8 @@ protected:
 
     IterationOutcome iterate(const vector_type& b, vector_type& x, vector_type& r, double residual_norm,
                              IterationMonitor& monitor) const final;
-    void solve(const vector_type& b, vector_type& x, std::vector<stop::Status>& statuses) const final;
+    void solve(const vector_type& b, vector_type& x, std::vector<stop::Status>& statuses,
+               const std::vector<double>& report_scales) const final;
 
     /// Iterates every column of x whose monitor is not null from r = b - A x on entry (the others stay as
     /// they are); returns the outcome of each column. b is there for methods that restart from the true
