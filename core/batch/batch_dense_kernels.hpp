@@ -12,8 +12,10 @@
 //   !(|pivot| > n_i * eps * ||A_i||_inf), with eps = std::numeric_limits<T>::epsilon() and ||A_i||_inf of
 //   the INPUT item (so an exact zero, a NaN, and an all-zero item are all caught). The kernel stops
 //   eliminating that item at step k; its output entries are then unspecified (but the kernel must not
-//   hang or fault). Pivot ties go to the smallest original index (a device kernel may break near-ties
-//   differently when it compares truncated keys; that must be documented there).
+//   hang or fault), except that gauss_huard_factorize leaves its pivots a permutation of 0..n_i-1, which
+//   gauss_huard_solve uses as write positions in x_i. Pivot ties go to the smallest original index (a
+//   device kernel may break near-ties differently when it compares truncated keys; that must be
+//   documented there).
 // - cond[i] = ||A_i||_inf * ||A_i^-1||_inf, and exactly +inf when info[i] != 0 (never NaN).
 #pragma once
 

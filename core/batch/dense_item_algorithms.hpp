@@ -104,7 +104,8 @@ std::int32_t invert(size_type n, const T* a, T* inverse, std::vector<T>& work)
  * batched Gauss-Huard,
  * Figure 1 with the column swaps replaced by a list of pivots). On success `factors` holds F in pivot
  * order (BGH), or with U transposed about the anti-diagonal (BGHT); pivots[k] is the original column
- * chosen at step k. Returns the info value (on failure `factors` and `pivots` are unspecified).
+ * chosen at step k. Returns the info value (on failure `factors` are unspecified and `pivots` a
+ * permutation of 0..n-1, so that a solve with them writes inside the item).
  */
 template <typename T>
 std::int32_t gauss_huard_factorize(size_type n, T* factors, std::int32_t* pivots,
@@ -134,6 +135,12 @@ std::int32_t gauss_huard_factorize(size_type n, T* factors, std::int32_t* pivots
         pivots[k] = static_cast<std::int32_t>(jpiv);
         const T pivot = d(k, jpiv);
         if (is_tiny_pivot(pivot, n, norm)) {
+            // the steps not taken get the columns not yet pivoted, in order
+            for (size_type j = 0, step = k + 1; j < n; ++j) {
+                if (!pivoted[j]) {
+                    pivots[step++] = static_cast<std::int32_t>(j);
+                }
+            }
             return static_cast<std::int32_t>(k + 1);
         }
         // diagonalization (SCAL): D(k, j) /= D(k, jpiv) for the remaining columns
