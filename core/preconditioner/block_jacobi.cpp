@@ -88,6 +88,12 @@ BlockJacobi<V, I>::BlockJacobi(std::shared_ptr<const Executor> exec, const param
 {
     LARCH_RUN_KERNEL(exec, block_jacobi::extract_inverse_diagonal, system_matrix, inverse_diagonal_, zero_diagonal_);
     if (parameters_.max_block_size == 1 && parameters_.block_pointers.empty()) {
+        // scalar Jacobi's blocks are the rows, singular where the zero diagonal rule applies
+        if (parameters_.on_singular_block == SingularBlockPolicy::throw_error && get_num_singular_blocks() > 0) {
+            LARCH_THROW(BadInput, "BlockJacobi::generate: row " + std::to_string(get_singular_blocks().front()) +
+                                      " has a zero, missing, NaN or subnormal diagonal entry, a singular block of "
+                                      "scalar Jacobi (max_block_size 1); on_singular_block = throw_error");
+        }
         return;
     }
     if (!uses_row_matching()) {
@@ -299,6 +305,7 @@ typename BlockJacobi<V, I>::Report BlockJacobi<V, I>::make_report() const
         report.condition_numbers.assign(num_blocks_, 1.0);
         for (const auto row : report.zero_diagonal_rows) {
             report.condition_numbers[row] = std::numeric_limits<double>::infinity();
+            report.singular_blocks.push_back(static_cast<size_type>(row));
         }
         report.precisions.assign(num_blocks_, working_precision());
     } else {

@@ -16,6 +16,7 @@ namespace {
 using Jacobi = larch::preconditioner::BlockJacobi<double>;
 using Csr = larch::matrix::Csr<double>;
 using Dense = larch::matrix::Dense<double>;
+constexpr double infinity = std::numeric_limits<double>::infinity();
 
 // diagonal 2, 0 (explicit zero), missing, -4, 0.5
 larch::matrix_data<double, std::int32_t> matrix_with_zero_diagonal()
@@ -34,6 +35,28 @@ TEST_P(BlockJacobiTest, InvertsTheDiagonalAndUsesOneForZeroEntries)
     EXPECT_EQ(jacobi->get_inverse_diagonal().copy_to_host(), (std::vector<double>{0.5, 1, 1, -0.25, 2}));
     EXPECT_EQ(jacobi->get_zero_diagonal_rows(), (std::vector<std::int32_t>{1, 2}));
     EXPECT_EQ(jacobi->get_num_zero_diagonal_rows(), 2u);
+}
+
+TEST_P(BlockJacobiTest, ReportsZeroDiagonalRowsAsSingularBlocksAndThrowsForThemWhenAsked)
+{
+    LARCH_EXECUTOR_OR_SKIP(exec, GetParam());
+    auto a = larch::share(Csr::create(exec, matrix_with_zero_diagonal()));
+    // scalar Jacobi's blocks are the rows: rows 1 and 2 are singular 1 x 1 blocks, as with block pointers
+    // {0, 1, 2, 3, 4, 5}; they were left out of get_singular_blocks(), and throw_error did not throw
+    auto jacobi = Jacobi::build().on(exec)->generate(a);
+    EXPECT_EQ(jacobi->get_singular_blocks(), (std::vector<larch::size_type>{1, 2}));
+    EXPECT_EQ(jacobi->get_condition_numbers(), (std::vector<double>{1, infinity, infinity, 1, 1}));
+    auto rows_as_blocks = Jacobi::build().with_block_pointers({0, 1, 2, 3, 4, 5}).on(exec)->generate(a);
+    EXPECT_EQ(rows_as_blocks->get_singular_blocks(), jacobi->get_singular_blocks());
+    try {
+        Jacobi::build()
+            .with_on_singular_block(larch::preconditioner::SingularBlockPolicy::throw_error)
+            .on(exec)
+            ->generate(a);
+        FAIL() << "no exception";
+    } catch (const larch::BadInput& error) {
+        EXPECT_NE(std::string{error.what()}.find("row 1 "), std::string::npos) << error.what();
+    }
 }
 
 TEST_P(BlockJacobiTest, LeavesRowsWithASubnormalDiagonalUnscaled)

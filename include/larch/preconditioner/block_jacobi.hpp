@@ -87,7 +87,8 @@ enum class BlockPrecision : std::uint8_t { double_precision = 0, single_precisio
  * diagonal rule below. So the preconditioner stays usable and never holds a half-processed inverse;
  * get_num_split_blocks() counts the splits, get_singular_blocks() lists the one-row fallback blocks, and
  * get_block_pointers() gives the final blocks (user block pointers are split likewise). With throw_error
- * generation throws BadInput naming the first singular block.
+ * generation throws BadInput naming the first singular block. Scalar Jacobi (max_block_size 1) has a block
+ * per row: a row under the zero diagonal rule is a singular block, reported and thrown alike.
  *
  * Adaptive precision: with storage_precision = adaptive each regular block is stored in the cheapest of
  * double / float / half (not above V) whose unit roundoff u satisfies u * cond_inf(A_b) < accuracy and
@@ -222,7 +223,8 @@ public:
     const std::vector<I>& get_detected_block_pointers() const { return report().detected_block_pointers; }
     /// How many singular blocks were split in halves during generation.
     size_type get_num_split_blocks() const noexcept { return num_split_blocks_; }
-    /// Blocks still singular at one row (zero diagonal; scalar Jacobi with the zero diagonal rule), ascending.
+    /// Blocks still singular at one row (zero diagonal; scalar Jacobi with the zero diagonal rule), ascending;
+    /// with max_block_size 1 the blocks are the rows, so these are get_zero_diagonal_rows().
     const std::vector<size_type>& get_singular_blocks() const { return report().singular_blocks; }
     size_type get_num_singular_blocks() const { return report().singular_blocks.size(); }
     /// cond_inf of every block (+inf for a singular one; |a_ii| / |a_ii| = 1 for scalar Jacobi rows).
