@@ -249,8 +249,20 @@ void BlockJacobi<V, I>::throw_singular_block(size_type block) const
 {
     const auto pointers = device_block_pointers_.copy_to_host();
     const auto cond = block_cond_.copy_to_host();
-    LARCH_THROW(BadInput, "BlockJacobi::generate: diagonal block " + std::to_string(block) + " (rows " +
-                              std::to_string(pointers[block]) + " to " + std::to_string(pointers[block + 1] - 1) +
+    const auto first = pointers[block];
+    const auto end = pointers[block + 1];
+    auto rows = "rows " + std::to_string(first) + " to " + std::to_string(end - 1);
+    const auto permutation = row_permutation_.copy_to_host();
+    if (!permutation.empty()) {
+        // the blocks are those of P A; the caller knows the rows of A (and gets no P when this throws)
+        constexpr I max_listed = 8;
+        rows += " of P A, rows";
+        for (auto row = first; row < end && row < first + max_listed; ++row) {
+            rows += (row == first ? " " : ", ") + std::to_string(permutation[row]);
+        }
+        rows += std::string{end - first > max_listed ? ", ..." : ""} + " of A, P the row matching";
+    }
+    LARCH_THROW(BadInput, "BlockJacobi::generate: diagonal block " + std::to_string(block) + " (" + rows +
                               ") is singular or numerically singular (condition number " +
                               std::to_string(static_cast<double>(cond[block])) + "); on_singular_block = throw_error");
 }

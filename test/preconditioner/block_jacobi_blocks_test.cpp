@@ -206,6 +206,27 @@ TEST(BlockJacobiBlocks, ThrowsForASingularBlockWhenAsked)
     }
 }
 
+// A = [0 0 2 0; 0 0 0 2; 1 1 0 0; 1 1 0 0] has zero diagonal entries; its matching puts rows 2 and 3 first, so
+// the first block of P A is [1 1; 1 1], singular. The user knows rows 2 and 3 of A, not rows 0 and 1 of P A,
+// and has no preconditioner to ask for the permutation when generation throws.
+TEST(BlockJacobiBlocks, NamesTheRowsOfAWhenASingularBlockOfMatchedRowsThrows)
+{
+    auto exec = larch::make_executor("reference");
+    auto a = larch::share(Csr::create(exec, Data{larch::dim2{4}, {{0, 2, 2}, {1, 3, 2}, {2, 0, 1}, {2, 1, 1},
+                                                                  {3, 0, 1}, {3, 1, 1}}}));
+    try {
+        Jacobi::build()
+            .with_max_block_size(2)
+            .with_on_singular_block(SingularBlockPolicy::throw_error)
+            .on(exec)
+            ->generate(a);
+        FAIL() << "no exception";
+    } catch (const larch::BadInput& error) {
+        EXPECT_NE(std::string{error.what()}.find("rows 0 to 1 of P A, rows 2, 3 of A"), std::string::npos)
+            << error.what();
+    }
+}
+
 TEST(BlockJacobiBlocks, StoresEachBlockInTheCheapestPrecisionThatKeepsTheAccuracy)
 {
     auto exec = larch::make_executor("reference");
