@@ -7,6 +7,7 @@
 #include <cstdio>
 #include <fstream>
 #include <limits>
+#include <string>
 #include <typeinfo>
 #include <vector>
 
@@ -321,6 +322,25 @@ TYPED_TEST(BatchSparseReference, ReadsOneItemPerMatrixMarketFile)
     for (size_type item = 0; item < items.size(); ++item) {
         EXPECT_EQ(a->to_data()[item].entries, items[item].entries);
         std::remove(paths[item].c_str());
+    }
+}
+
+TYPED_TEST(BatchSparseReference, NamesTheMatrixMarketFileOfAnEmptyItem)
+{
+    // A 0 x 3 matrix is valid Matrix Market, but no batch item may be empty.
+    std::vector<std::string> paths;
+    for (const std::string size : {"2 2 1\n1 1 5\n", "0 3 0\n"}) {
+        paths.push_back(::testing::TempDir() + "batch_sparse_" + typeid(TypeParam).name() + "_empty_item" +
+                        std::to_string(paths.size()) + ".mtx");
+        std::ofstream{paths.back()} << "%%MatrixMarket matrix coordinate real general\n" << size;
+    }
+
+    const auto message = larch::test::error_message_of(
+        [&] { larch::io::read_batch_matrix_market<TypeParam>(paths, this->ref); });
+
+    larch::test::expect_contains(message, "read_batch_matrix_market: '" + paths[1] + "' (item 1) holds a 0x3 matrix");
+    for (const auto& path : paths) {
+        std::remove(path.c_str());
     }
 }
 

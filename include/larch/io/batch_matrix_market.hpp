@@ -6,6 +6,7 @@
 #include <string>
 #include <vector>
 
+#include "larch/base/exception.hpp"
 #include "larch/base/executor.hpp"
 #include "larch/batch/sparse_layout.hpp"
 #include "larch/io/matrix_market.hpp"
@@ -17,7 +18,9 @@ namespace io {
  * A batch whose item i is the matrix of `paths[i]`:
  * `auto A = io::read_batch_matrix_market<batch::Csr<double>>(paths, exec);`
  * Cost: every file is parsed on the host, then the batch is created as BatchType::create does.
- * @throws BadInput naming the file and line for a parse error, else as BatchType::create (naming the item).
+ * @throws BadInput naming the file and line for a parse error, naming the file for a matrix without rows or
+ *                  columns (valid Matrix Market, but no batch item may be empty), else as BatchType::create
+ *                  (naming the item).
  */
 template <typename BatchType>
 std::unique_ptr<BatchType> read_batch_matrix_market(
@@ -30,6 +33,12 @@ std::unique_ptr<BatchType> read_batch_matrix_market(
     items.reserve(paths.size());
     for (const auto& path : paths) {
         items.push_back(read_matrix_market_data<value_type, index_type>(path));
+        // BatchType::create rejects an empty item too, but can name only its position
+        const auto size = items.back().size;
+        LARCH_ENSURE(size.rows > 0 && size.cols > 0, BadInput,
+                     "read_batch_matrix_market: '" + path + "' (item " + std::to_string(items.size() - 1) +
+                         ") holds a " + to_string(size) +
+                         " matrix; every item of a batch needs at least one row and one column");
     }
     return BatchType::create(std::move(exec), items, sharing);
 }
