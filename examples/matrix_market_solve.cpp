@@ -36,7 +36,7 @@ int main(int argc, char** argv)
         const auto n = A->get_size().rows;
         const auto b = larch::matrix::Dense<double>::create(exec, std::vector<double>(n, 1.0));
         auto x = larch::matrix::Dense<double>::create(exec, std::vector<double>(n, 0.0));
-        if (n == 0) {
+        if (A->get_size() == larch::dim2{0, 0}) {
             std::cerr << "matrix_market_solve: " << argv[1] << " is a 0 x 0 matrix: nothing to solve\n";
             return 2;
         }
