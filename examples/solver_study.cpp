@@ -267,7 +267,11 @@ std::string cell(const Outcome& outcome)
 MatrixResult run_matrix(const std::string& file, bool is_spd, const Settings& settings,
                         std::shared_ptr<const Executor> exec, const std::vector<StudyCase>& study_cases)
 {
-    const auto data = io::read_matrix_market_data<double, std::int32_t>(settings.matrix_dir + "/" + file);
+    const auto path = settings.matrix_dir + "/" + file;
+    const auto data = io::read_matrix_market_data<double, std::int32_t>(path);
+    // checked before anything is solved: the true residual below indexes x (of one entry per row) by column
+    LARCH_ENSURE(data.size.rows == data.size.cols, BadInput,
+                 path + " is a " + to_string(data.size) + " matrix; the study solves square systems only");
     auto a = share(matrix::Csr<double>::create(exec, data));
     const auto rhs = settings.rhs_of_ones ? std::vector<double>(data.size.rows, 1.0)
                                           : generate::right_hand_side<double>(data.size.rows,
