@@ -165,7 +165,8 @@ double host_relative_residual(const matrix_data<double, std::int32_t>& a, const 
         r_norm += r[i] * r[i];
         b_norm += static_cast<long double>(b[i]) * b[i];
     }
-    return static_cast<double>(std::sqrt(r_norm / b_norm));
+    // an empty system has ||b|| = 0 and nothing left to solve
+    return static_cast<double>(std::sqrt(b_norm > 0 ? r_norm / b_norm : r_norm));
 }
 
 /// The flag that sets each field of the study's solver descriptions, so that a message of the library's reader
