@@ -166,6 +166,16 @@ TEST(MatrixMarketRead, ReadsAnEmptyMatrix)
     EXPECT_TRUE(data.entries.empty());
 }
 
+TEST(MatrixMarketRead, ReadsACoordinateFileDeclaringFarMoreRowsAndColumnsThanItsEntriesFill)
+{
+    // Valid Matrix Market for a sparse matrix: the sizes only have to fit the index type (int32 here).
+    const auto data = read_text("%%MatrixMarket matrix coordinate real general\n100000000 2000000000 1\n"
+                                "99999999 1999999999 2.5\n");
+
+    EXPECT_EQ(data.size, dim2(100000000, 2000000000));
+    EXPECT_EQ(data.entries, (entries{{99999998, 1999999998, 2.5}}));
+}
+
 // A stand-in matrix class, so that read_matrix_market<MatrixType> is tested without the matrix classes.
 struct RecordingMatrix {
     using value_type = double;
