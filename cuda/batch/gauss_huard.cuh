@@ -261,6 +261,16 @@ __device__ __forceinline__ int gauss_huard_factorize_with(const Entry& entry, co
                 }
             }
         }
+    } else if (tr == 0) {
+        // A failed item's pivots are the identity, a permutation, so that a solve with them writes inside the
+        // item (its values unspecified) instead of at uninitialized positions.
+#pragma unroll
+        for (int j = 0; j < columns; ++j) {
+            const int c = row_groups * tc + j;
+            if (c < n) {
+                pivots[c] = c;
+            }
+        }
     }
     return info;
 }
