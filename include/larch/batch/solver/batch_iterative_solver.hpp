@@ -207,7 +207,9 @@ public:
     BatchSolveResult get_result() const;
     /// With block_jacobi: how many diagonal blocks all items have; how many blocks of several rows were
     /// singular and split in halves (until the pieces are regular or 1 x 1, as preconditioner::BlockJacobi
-    /// does); how many 1 x 1 blocks are singular (a zero, subnormal or non-finite diagonal entry: they fall back
+    /// does, except that singular means here that Gauss-Jordan met a tiny pivot: preconditioner::BlockJacobi
+    /// also splits blocks whose condition number exceeds 1 / (n eps), which this one keeps and applies as
+    /// inverted); how many 1 x 1 blocks are singular (a zero, subnormal or non-finite diagonal entry: they fall back
     /// to scalar Jacobi, with 1 where 1 / a_ii is not finite); 0 otherwise.
     size_type get_num_blocks() const noexcept;
     size_type get_num_split_blocks() const noexcept;
