@@ -75,6 +75,7 @@ void LinOp::validate_apply(const char* operation, const LinOp& b, const LinOp& x
 
 void LinOp::check_operands(ptr_param<const LinOp> b, ptr_param<LinOp> x) const
 {
+    LARCH_ENSURE(b.get() && x.get(), BadInput, get_type_name() + "::apply: " + (b.get() ? "x" : "b") + " is null");
     const auto group = get_apply_group();
     // Inside a solve over the same group (its ReductionScope) the operands are the solver's own vectors,
     // whose sizes the solver's apply already checked together: no collective per matrix apply.

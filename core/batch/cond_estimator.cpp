@@ -19,6 +19,7 @@ template <typename T>
 std::unique_ptr<CondEstimator<T>> CondEstimator<T>::Factory::generate(
     ptr_param<const Dense<T>> input) const
 {
+    LARCH_ENSURE(input.get(), BadInput, "CondEstimator::generate: the batch is null");
     detail::ensure_square_items(*input, "CondEstimator::generate");
     std::unique_ptr<Dense<T>> copy;
     const auto& a = detail::on_executor(*input, exec_, copy);

@@ -18,6 +18,7 @@ std::unique_ptr<typename GaussHuard<T>::Factory> GaussHuard<T>::parameters_type:
 template <typename T>
 std::unique_ptr<GaussHuard<T>> GaussHuard<T>::Factory::generate(ptr_param<const Dense<T>> a) const
 {
+    LARCH_ENSURE(a.get(), BadInput, "GaussHuard::generate: the batch is null");
     detail::ensure_square_items(*a, "GaussHuard::generate");
     // The kernel reads A and writes the factors in one pass; an A on another executor is copied first.
     if (a->get_executor() == exec_) {

@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "larch/base/executor.hpp"
+#include "larch/batch/cond_estimator.hpp"
 #include "larch/batch/dense.hpp"
 #include "larch/batch/gauss_huard.hpp"
 #include "larch/batch/vector.hpp"
@@ -76,6 +77,28 @@ TEST_P(LinOpChecks, EveryOperatorRejectsXThatIsB)
         EXPECT_THROW(op->apply(1.0, b, 0.0, b), larch::BadInput) << op->get_type_name();
         EXPECT_EQ(b->copy_to_host(), before) << op->get_type_name() << " wrote before its check";
     }
+}
+
+TEST_P(LinOpChecks, EveryOperatorNamesANullOperand)
+{
+    LARCH_EXECUTOR_OR_SKIP(exec, GetParam());
+    for (const auto& op : operators(exec)) {
+        auto v = Dense::create(exec, std::vector<double>{1, 2, 3, 4, 5, 6});
+        const Dense* null_b = nullptr;
+        Dense* null_x = nullptr;
+        larch::test::expect_contains(larch::test::error_message_of([&] { op->apply(null_b, v); }),
+                                     op->get_type_name() + "::apply: b is null");
+        larch::test::expect_contains(larch::test::error_message_of([&] { op->apply(1.0, v, 0.0, null_x); }),
+                                     op->get_type_name() + "::apply: x is null");
+    }
+    const larch::batch::Dense<double>* null_batch = nullptr;
+    larch::test::expect_contains(
+        larch::test::error_message_of([&] { larch::batch::GaussHuard<double>::build().on(exec)->generate(null_batch); }),
+        "GaussHuard::generate: the batch is null");
+    larch::test::expect_contains(larch::test::error_message_of([&] {
+                                     larch::batch::CondEstimator<double>::build().on(exec)->generate(null_batch);
+                                 }),
+                                 "CondEstimator::generate: the batch is null");
 }
 
 TEST_P(LinOpChecks, EveryOperatorRejectsOverlappingViewsButAcceptsDisjointColumns)
