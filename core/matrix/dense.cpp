@@ -1,6 +1,8 @@
 // matrix::Dense: creation, views, validation of BLAS-1 operands and dispatch of its kernels.
 #include "larch/matrix/dense.hpp"
 
+#include <algorithm>
+#include <limits>
 #include <string>
 
 #include "core/base/reduction_completion.hpp"
@@ -16,6 +18,16 @@ namespace {
 size_type spanned_elements(dim2 size, size_type stride)
 {
     return size.rows == 0 ? 0 : (size.rows - 1) * stride + size.cols;
+}
+
+/// rows * stride, the elements of a new matrix; AllocationError where the product does not fit a size_type
+/// (it would wrap around to a small allocation).
+size_type allocated_elements(dim2 size, size_type stride)
+{
+    LARCH_ENSURE(stride == 0 || size.rows <= std::numeric_limits<size_type>::max() / stride, AllocationError,
+                 "Dense::create: a " + to_string(size) + " matrix with stride " + std::to_string(stride) +
+                     " has more elements than a size_type counts");
+    return size.rows * stride;
 }
 
 }  // namespace
@@ -35,7 +47,7 @@ std::unique_ptr<Dense<T>> Dense<T>::create(std::shared_ptr<const Executor> exec,
     LARCH_ENSURE(stride >= size.cols, BadInput,
                  "Dense::create: stride " + std::to_string(stride) + " is smaller than the " +
                      std::to_string(size.cols) + " columns of the " + to_string(size) + " matrix");
-    array<T> values{exec, size.rows * stride};
+    array<T> values{exec, allocated_elements(size, stride)};
     return std::unique_ptr<Dense>{new Dense{std::move(exec), size, std::move(values), stride}};
 }
 
@@ -83,11 +95,13 @@ std::unique_ptr<Dense<T>> Dense<T>::create(std::shared_ptr<const Executor> exec,
                                            const matrix_data<T, IndexType>& data)
 {
     data.validate("Dense::create");
-    std::vector<T> host(data.size.rows * data.size.cols, T{});
+    // Built in host memory through an array, whose allocation names the size when it fails.
+    array<T> host{exec->get_host(), allocated_elements(data.size, data.size.cols)};
+    std::fill_n(host.get_data(), host.get_size(), T{});
     for (const auto& e : data.entries) {
-        host[static_cast<size_type>(e.row) * data.size.cols + static_cast<size_type>(e.col)] += e.value;
+        host.get_data()[static_cast<size_type>(e.row) * data.size.cols + static_cast<size_type>(e.col)] += e.value;
     }
-    array<T> values{exec, host.begin(), host.end()};
+    auto values = detail::move_to_executor(exec, std::move(host));
     return std::unique_ptr<Dense>{
         new Dense{std::move(exec), data.size, std::move(values), data.size.cols}};
 }

@@ -9,6 +9,7 @@
 #include "larch/base/array.hpp"
 #include "larch/base/executor.hpp"
 #include "larch/base/host_staging_buffer.hpp"
+#include "larch/matrix/dense.hpp"
 #include "test/utils/executors.hpp"
 
 namespace {
@@ -108,6 +109,20 @@ TEST_P(ExecutorCopy, StagesThroughKeptHostBuffer)
     EXPECT_EQ(back[0], 1.0);
     EXPECT_EQ(back[2999], 3000.0);
     EXPECT_EQ(exec->alloc_pinned_host(0), nullptr);
+}
+
+TEST_P(ExecutorCopy, AnArrayTooLargeToCountInBytesThrowsAllocationError)
+{
+    // 2^62 doubles are 2^65 bytes: the byte count wrapped around to 0, so the array got no memory but
+    // claimed 2^62 elements, and the first write crashed.
+    LARCH_EXECUTOR_OR_SKIP(exec, GetParam());
+    const larch::size_type elements = larch::size_type{1} << 62;
+    EXPECT_THROW(larch::array<double>(exec, elements), larch::AllocationError);
+    EXPECT_THROW(larch::matrix::Dense<double>::create(exec, larch::dim2{elements, 4}), larch::AllocationError);
+    // declared by a Matrix Market header: 2^31 - 1 squared doubles, about 2^65 bytes
+    const larch::size_type order = (larch::size_type{1} << 31) - 1;
+    const larch::matrix_data<double> huge{larch::dim2{order, order}, {{0, 0, 1.0}}};
+    EXPECT_THROW(larch::matrix::Dense<double>::create(exec, huge), larch::AllocationError);
 }
 
 INSTANTIATE_TEST_SUITE_P(AllExecutors, ExecutorCopy,

@@ -4,7 +4,9 @@
 #include <algorithm>
 #include <functional>
 #include <initializer_list>
+#include <limits>
 #include <memory>
+#include <string>
 #include <type_traits>
 #include <utility>
 #include <vector>
@@ -158,6 +160,10 @@ private:
         size_ = 0;
         view_ = false;
         if (size > 0) {
+            // size * sizeof(T) would wrap around to a small allocation holding `size` elements
+            LARCH_ENSURE(size <= std::numeric_limits<size_type>::max() / sizeof(T), AllocationError,
+                         exec_->get_name() + ": cannot allocate " + std::to_string(size) + " elements of " +
+                             std::to_string(sizeof(T)) + " bytes (more bytes than a size_type counts)");
             auto exec = exec_;
             data_ = data_pointer{static_cast<T*>(exec->alloc_bytes(size * sizeof(T))),
                                  [exec](T* p) { exec->free_bytes(p); }};
