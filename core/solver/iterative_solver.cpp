@@ -30,15 +30,12 @@ double seconds_since(clock_type::time_point start)
 /// The power of two s of every column of b (core/base/right_hand_side_scale.hpp, from the column's 2-norm,
 /// completed over a distributed solve's processes), on the host.
 template <typename T>
-std::vector<T> right_hand_side_scales(const std::shared_ptr<const Executor>& exec, const matrix::Dense<T>& b)
+std::vector<T> right_hand_side_scales(const matrix::Dense<T>& b)
 {
     if (b.get_size().cols == 0) {
         return {};
     }
-    array<T> norms{exec, b.get_size().cols};
-    array<T> workspace{exec};
-    b.compute_norm2(norms, workspace);
-    auto scales = norms.copy_to_host();
+    auto scales = b.compute_norm2();
     std::transform(scales.begin(), scales.end(), scales.begin(),
                    [](T norm) { return detail::right_hand_side_scale(norm); });
     return scales;
@@ -297,7 +294,7 @@ void IterativeSolver<T>::apply_impl(const LinOp& b, LinOp& x) const
     std::vector<stop::Status> statuses(num_columns);
     // A column too small or too large for the methods' plain sums of squares is solved as A (s x) = s b,
     // s a power of two (core/base/right_hand_side_scale.hpp); the others run as they are.
-    const auto scales = right_hand_side_scales(get_executor(), dense_b);
+    const auto scales = right_hand_side_scales(dense_b);
     std::vector<double> report_scales(num_columns);
     std::transform(scales.begin(), scales.end(), report_scales.begin(),
                    [](T scale) { return 1.0 / static_cast<double>(scale); });
@@ -305,9 +302,10 @@ void IterativeSolver<T>::apply_impl(const LinOp& b, LinOp& x) const
         solve(dense_b, dense_x, statuses, report_scales);
     } else {
         const auto& exec = get_executor();
+        const array<T> factors{exec, scales.begin(), scales.end()};
         auto scaled_b = dense_b.clone_dense(exec);
-        scaled_b->scale(array<T>{exec, scales.begin(), scales.end()});
-        dense_x.scale(array<T>{exec, scales.begin(), scales.end()});
+        scaled_b->scale(factors);
+        dense_x.scale(factors);
         solve(*scaled_b, dense_x, statuses, report_scales);
         std::vector<T> inverse_scales(num_columns);
         std::transform(scales.begin(), scales.end(), inverse_scales.begin(), [](T scale) { return T{1} / scale; });

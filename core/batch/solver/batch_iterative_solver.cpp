@@ -81,14 +81,6 @@ std::vector<T> right_hand_side_scales(const std::shared_ptr<const Executor>& exe
     return scales.copy_to_host();
 }
 
-/// v_i *= factors[i] for every item.
-template <typename T>
-void multiply_items(const std::shared_ptr<const Executor>& exec, const std::vector<T>& factors, Vector<T>& v)
-{
-    const array<T> device_factors{exec, factors.begin(), factors.end()};
-    LARCH_RUN_KERNEL(exec, batch_solver::multiply_items, device_factors.get_const_data(), v);
-}
-
 }  // namespace
 
 template <typename T>
@@ -267,9 +259,10 @@ void BatchIterativeSolver<T>::apply_impl(const Vector<T>& b, Vector<T>& x) const
     // Scaled only now, after every check and allocation that may throw, so that an error leaves x as it was.
     std::unique_ptr<Vector<T>> scaled_b;
     if (scaled) {
+        const array<T> factors{exec, scales.begin(), scales.end()};
         scaled_b = b.clone_to(exec);
-        multiply_items(exec, scales, *scaled_b);
-        multiply_items(exec, scales, x);
+        LARCH_RUN_KERNEL(exec, batch_solver::multiply_items, factors.get_const_data(), *scaled_b);
+        LARCH_RUN_KERNEL(exec, batch_solver::multiply_items, factors.get_const_data(), x);
     }
     with_matrix_type(*system_matrix_, context, [&](const auto& matrix) {
         LARCH_RUN_KERNEL(exec, batch_solver::solve, matrix, settings, scaled ? *scaled_b : b, x, outputs);
@@ -292,7 +285,8 @@ void BatchIterativeSolver<T>::apply_impl(const Vector<T>& b, Vector<T>& x) const
             std::for_each(row, row + static_cast<std::ptrdiff_t>(history_length),
                           [&](T& norm) { norm *= inverse_scales[tracked[slot]]; });
         }
-        multiply_items(exec, inverse_scales, x);
+        const array<T> inverse_factors{exec, inverse_scales.begin(), inverse_scales.end()};
+        LARCH_RUN_KERNEL(exec, batch_solver::multiply_items, inverse_factors.get_const_data(), x);
     }
     std::vector<ItemStatus> item_statuses(num_items);
     std::vector<size_type> item_iterations(num_items);
