@@ -33,6 +33,14 @@ void expect_next_collective_works(std::shared_ptr<const Executor> exec,
     EXPECT_DOUBLE_EQ(ok->compute_norm2()[0], std::sqrt(static_cast<double>(n)));
 }
 
+/// Two columns on the last process and one elsewhere: operands consistent on each process whose column
+/// counts differ between processes.
+size_type columns_differing_on_the_last_process()
+{
+    const auto comm = world();
+    return comm->rank() == comm->size() - 1 ? 2 : 1;
+}
+
 std::shared_ptr<const Matrix> laplace(std::shared_ptr<const distributed::Partition> partition)
 {
     return share(Matrix::create_from_global(make_executor("reference"), partition,
@@ -162,8 +170,7 @@ TEST(DistributedErrors, AColumnCountThatDiffersBetweenProcessesThrowsEverywhere)
     }
     const auto exec = make_executor("reference");
     const auto matrix = laplace(make_partition(PartitionKind::uniform, n));
-    // Each process's operands are consistent in themselves; only the last process has two columns.
-    const size_type columns = comm->rank() == comm->size() - 1 ? 2 : 1;
+    const size_type columns = columns_differing_on_the_last_process();
     const auto b = Vector::create(exec, matrix->get_partition(), columns);
     b->fill(1.0);
     auto x = Vector::create(exec, matrix->get_partition(), columns);
@@ -184,8 +191,7 @@ TEST(DistributedErrors, VectorReductionsWithAColumnCountThatDiffersBetweenProces
     }
     const auto exec = make_executor("reference");
     const auto partition = make_partition(PartitionKind::uneven, n);
-    // Each process's vectors are consistent in themselves; only the last process has two columns.
-    const size_type columns = comm->rank() == comm->size() - 1 ? 2 : 1;
+    const size_type columns = columns_differing_on_the_last_process();
     const auto a = Vector::create(exec, partition, columns);
     a->fill(1.0);
     const auto b = Vector::create(exec, partition, columns);
@@ -209,8 +215,7 @@ TEST(DistributedErrors, AGlobalVectorWithAColumnCountThatDiffersBetweenProcesses
     }
     const auto exec = make_executor("reference");
     const auto partition = make_partition(PartitionKind::uneven, n);
-    // Every process passes a global vector of the partition's rows; only the last process's has two columns.
-    const size_type columns = comm->rank() == comm->size() - 1 ? 2 : 1;
+    const size_type columns = columns_differing_on_the_last_process();
     const auto global = Dense::create(exec, dim2{n, columns}, std::vector<double>(n * columns, 1.0));
     std::string message;
     EXPECT_TRUE(throws_everywhere<DimensionMismatch>(
