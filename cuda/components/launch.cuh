@@ -4,6 +4,9 @@
 
 #include <algorithm>
 #include <cstdint>
+#include <map>
+#include <mutex>
+#include <tuple>
 #include <type_traits>
 #include <utility>
 
@@ -32,16 +35,84 @@ inline unsigned num_blocks_for(std::int64_t num_items, int block_size = default_
     return static_cast<unsigned>(std::max<std::int64_t>(1, ceildiv(num_items, block_size)));
 }
 
-/// Blocks for a grid-stride kernel over `num_items`: enough to fill every multiprocessor once, never
-/// more than one item per thread needs, at least 1.
-inline unsigned grid_stride_num_blocks(const GpuExecutor& exec, std::int64_t num_items,
-                                       int block_size = default_block_size)
+/// Blocks of `block_size` threads that one multiprocessor holds at once if registers and shared memory
+/// allow it (the thread limit alone).
+constexpr int thread_limited_blocks_per_multiprocessor(int block_size)
 {
-    const std::int64_t resident =
-        std::max<std::int64_t>(1, std::int64_t{exec.get_num_multiprocessors()} *
-                                      (max_threads_per_multiprocessor / block_size));
+    return max_threads_per_multiprocessor / block_size;
+}
+
+/**
+ * Blocks for a grid-stride kernel over `num_items` of which one multiprocessor holds
+ * `blocks_per_multiprocessor` at once: as many as the device holds, never more than one item per thread
+ * needs, at least 1. Every block then runs from the start with an equal share; a grid of more would run
+ * as a second, partial wave on some multiprocessors while the others wait (H200: fused vector updates of
+ * 48 registers at 80% of copy bandwidth with a grid of 8 blocks per multiprocessor where 5 fit).
+ */
+inline unsigned grid_stride_num_blocks(const GpuExecutor& exec, std::int64_t num_items,
+                                       int block_size = default_block_size,
+                                       int blocks_per_multiprocessor = 0)
+{
+    if (blocks_per_multiprocessor <= 0) {
+        blocks_per_multiprocessor = thread_limited_blocks_per_multiprocessor(block_size);
+    }
+    const std::int64_t resident = std::max<std::int64_t>(
+        1, std::int64_t{exec.get_num_multiprocessors()} * blocks_per_multiprocessor);
     return static_cast<unsigned>(
         std::min<std::int64_t>(resident, num_blocks_for(num_items, block_size)));
+}
+
+namespace detail {
+
+/// The occupancy figures resident_blocks_per_multiprocessor has asked the runtime for, by device, kernel
+/// and block size (one table per process: the functions below are inline).
+inline int cached_resident_blocks(int device_id, const void* kernel, int block_size, int (*ask)(const void*, int))
+{
+    static std::mutex mutex;
+    static std::map<std::tuple<int, const void*, int>, int> known;
+    const std::lock_guard<std::mutex> lock{mutex};
+    const auto key = std::make_tuple(device_id, kernel, block_size);
+    const auto found = known.find(key);
+    if (found != known.end()) {
+        return found->second;
+    }
+    const int blocks = ask(kernel, block_size);
+    known.emplace(key, blocks);
+    return blocks;
+}
+
+}  // namespace detail
+
+/**
+ * How many blocks of `kernel` with `block_size` threads (no dynamic shared memory) one multiprocessor of
+ * `exec`'s device holds at once, as its registers and static shared memory allow; at least 1. Asked of the
+ * runtime once per kernel, device and block size. The device must be current (as it is in a kernel
+ * launcher).
+ */
+template <typename... Args>
+int resident_blocks_per_multiprocessor(const GpuExecutor& exec, void (*kernel)(Args...), int block_size)
+{
+    const auto ask = [](const void* function, int threads) {
+        int blocks = 0;
+        LARCH_DEVICE_CHECK(LARCH_RT(OccupancyMaxActiveBlocksPerMultiprocessor)(&blocks, function, threads, 0));
+        return std::max(blocks, 1);
+    };
+    return detail::cached_resident_blocks(exec.get_device_id(), reinterpret_cast<const void*>(kernel), block_size,
+                                          ask);
+}
+
+/// grid_stride_num_blocks for `kernel`, sized by its own occupancy. Grids that fit on the device in any
+/// case (at most one block per multiprocessor) skip the occupancy query, so launch-bound solves of small
+/// systems pay nothing for it.
+template <typename... Args>
+unsigned grid_stride_num_blocks_for(const GpuExecutor& exec, void (*kernel)(Args...), std::int64_t num_items,
+                                    int block_size = default_block_size)
+{
+    if (num_blocks_for(num_items, block_size) <= static_cast<unsigned>(exec.get_num_multiprocessors())) {
+        return num_blocks_for(num_items, block_size);
+    }
+    return grid_stride_num_blocks(exec, num_items, block_size,
+                                  resident_blocks_per_multiprocessor(exec, kernel, block_size));
 }
 
 /**
@@ -135,8 +206,8 @@ void launch_for_each(const GpuExecutor& exec, std::int64_t num_items, Function f
     if (num_items <= 0) {
         return;
     }
-    for_each_kernel<<<grid_stride_num_blocks(exec, num_items), default_block_size>>>(num_items,
-                                                                                     function);
+    for_each_kernel<<<grid_stride_num_blocks_for(exec, &for_each_kernel<Function>, num_items),
+                      default_block_size>>>(num_items, function);
     ::larch::kernels::LARCH_DEVICE_NAMESPACE::check(LARCH_RT(GetLastError)(), name, __FILE__,
                                                     __LINE__);
 }

@@ -167,18 +167,23 @@ inline bool reduces_interleaved_columns(std::int64_t cols, EntryLayout layout)
     return layout == EntryLayout::row_major && cols >= 2 && cols <= 32 && (cols & (cols - 1)) == 0;
 }
 
-/// The number of partial results per column that reduce_columns uses for `rows` x `cols` on `exec`.
-inline std::int64_t reduction_partials_per_column(const GpuExecutor& exec, std::int64_t rows,
-                                                  std::int64_t cols,
-                                                  EntryLayout layout = EntryLayout::row_major)
+/**
+ * The number of partial results per column of reduce_columns for `rows` x `cols` on `exec` with a stage-1
+ * kernel of which one multiprocessor holds `blocks_per_multiprocessor` blocks at once. The default, the
+ * thread limit, gives the most that any stage-1 kernel uses: the size of a workspace that serves them all.
+ */
+inline std::int64_t reduction_partials_per_column(
+    const GpuExecutor& exec, std::int64_t rows, std::int64_t cols, EntryLayout layout = EntryLayout::row_major,
+    int blocks_per_multiprocessor = thread_limited_blocks_per_multiprocessor(reduction_block_size))
 {
     if (reduces_interleaved_columns(cols, layout)) {
         return std::min<std::int64_t>(max_partials_per_column,
-                                      grid_stride_num_blocks(exec, rows * cols, reduction_block_size));
+                                      grid_stride_num_blocks(exec, rows * cols, reduction_block_size,
+                                                             blocks_per_multiprocessor));
     }
     return std::min<std::int64_t>(
         max_partials_per_column,
-        std::max<std::int64_t>(1, grid_stride_num_blocks(exec, rows, reduction_block_size) /
+        std::max<std::int64_t>(1, grid_stride_num_blocks(exec, rows, reduction_block_size, blocks_per_multiprocessor) /
                                       std::clamp(cols, std::int64_t{1}, std::int64_t{32})));
 }
 
@@ -192,7 +197,8 @@ inline std::int64_t reduction_partials_per_column(const GpuExecutor& exec, std::
  * operator()(std::int64_t, std::int64_t)` and `__device__ T operator()(std::int64_t col, T total)`;
  * `entry` is called exactly once per (row, col) and `finalize` once per column, after every entry of its
  * column (not necessarily after those of the other columns), so either may also write memory of its own
- * column. Deterministic for a given device: the grid depends only on the sizes, the layout and the device.
+ * column. Deterministic for a given device and build: the grid depends only on the sizes, the layout, the device and
+ * the stage-1 kernel's occupancy (its registers).
  * A plain reduction is the case cols == 1. `layout` says how the entries lie in memory, so that the reads
  * coalesce.
  */
@@ -212,12 +218,19 @@ void reduce_columns(const GpuExecutor& exec, std::int64_t rows, std::int64_t col
         LARCH_LAUNCH_CHECK("components::reduce_short_columns");
         return;
     }
-    const auto blocks_per_column = reduction_partials_per_column(exec, rows, cols, layout);
+    // As many blocks as the stage-1 kernel fits on the device at once (see grid_stride_num_blocks).
+    const bool interleaved = reduces_interleaved_columns(cols, layout);
+    const int blocks_per_multiprocessor =
+        interleaved ? resident_blocks_per_multiprocessor(exec, &reduce_interleaved_columns_partial<T, Entry, Op>,
+                                                         reduction_block_size)
+                    : resident_blocks_per_multiprocessor(exec, &reduce_columns_partial<T, Entry, Op>,
+                                                         reduction_block_size);
+    const auto blocks_per_column = reduction_partials_per_column(exec, rows, cols, layout, blocks_per_multiprocessor);
     const auto needed = static_cast<size_type>(blocks_per_column * cols);
     if (workspace.get_size() < needed) {
         workspace.resize_and_reset(needed);
     }
-    if (reduces_interleaved_columns(cols, layout)) {
+    if (interleaved) {
         reduce_interleaved_columns_partial<<<static_cast<unsigned>(blocks_per_column),
                                              reduction_block_size>>>(rows, static_cast<int>(cols), entry, op,
                                                                       identity, workspace.get_data());
