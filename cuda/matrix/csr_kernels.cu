@@ -1,5 +1,7 @@
-// Device kernels of matrix::Csr: larch's SpMV (a sub-warp per row sized from the average row length),
-// the dispatch to cuSPARSE, and the conversions to COO, ELL and Dense and the transpose.
+// Device kernels of matrix::Csr: larch's SpMV (rows staged in shared memory by their block for one
+// right-hand side, lanes of a row taking (nonzero, right-hand side) pairs for 2..32, a sub-warp per row
+// otherwise; lanes per row sized from the average row length), the dispatch to cuSPARSE, and the conversions
+// to COO, ELL and Dense and the transpose.
 #include <cstdint>
 
 #include "core/components/prefix_sum_kernels.hpp"
@@ -21,11 +23,12 @@ namespace {
 
 using index64 = std::int64_t;
 
-// ---- SpMV: one sub-warp per row ------------------------------------------------------------------
+// ---- SpMV ------------------------------------------------------------------------------------------
 
-/// One sub-warp of `subwarp_size` lanes per row; the lanes stride over the row's nonzeros (coalesced
-/// reads of values and column indices), then an all-reduce sums their products. Right-hand sides are
-/// handled one after the other; the row's nonzeros stay in cache between them.
+/// Right-hand sides in a count other than a power of two up to 32: one sub-warp of `subwarp_size` lanes per
+/// row; the lanes stride over the row's nonzeros (coalesced reads of values and column indices), then an
+/// all-reduce sums their products. Right-hand sides are handled one after the other; the row's nonzeros stay
+/// in cache between them.
 template <int subwarp_size, typename V, typename I>
 __global__ void __launch_bounds__(default_block_size)
     spmv_kernel(index64 rows, index64 num_rhs, V alpha, const I* __restrict__ row_ptrs,
@@ -87,89 +90,109 @@ __global__ void __launch_bounds__(default_block_size)
     }
 }
 
-/// Rows per block of spmv_stream_kernel, and how many of their nonzeros it stages in shared memory.
-constexpr int stream_rows = 256;
-constexpr int stream_capacity = 8 * stream_rows;
-/// Rows longer than this are summed by the whole block (a thread alone would take a chain of that many
-/// dependent additions: an arrow matrix's dense row of 10^6 entries, milliseconds).
-constexpr index64 stream_long_row = 64;
+/// Threads per block of spmv_staged_kernel, and how many nonzeros of its rows it stages in shared memory.
+constexpr int staged_block_size = 256;
+constexpr index64 staged_capacity = 8 * staged_block_size;
+/// The entries of the staging loop per thread: unrolled, so that all of a thread's loads are in flight at once.
+constexpr int staged_loads_per_thread = static_cast<int>(staged_capacity / staged_block_size);
+/// Rows longer than this many entries per lane of their row are summed by the whole block (the row's lanes
+/// alone would take a chain of that many dependent additions: an arrow matrix's dense row of 10^6
+/// entries, milliseconds).
+constexpr index64 long_row_entries_per_lane = 64;
 
 /**
- * Short rows, one right-hand side ("CSR-stream"): a block takes stream_rows consecutive rows, copies their
- * nonzeros (values and column indices, contiguous in CSR) to shared memory with coalesced loads of the whole
- * block, then each thread sums its row from there in column order. A sub-warp per row of a few nonzeros
- * leaves lanes idle and spends shuffles per row; a thread per row reading global memory reads a row's
- * entries a row length apart. Rows of a block whose nonzeros exceed the capacity are read from global
- * memory; rows longer than stream_long_row are summed by the whole block, one after the other.
+ * One right-hand side ("CSR-stream"): a block takes staged_block_size / lanes_per_row consecutive rows,
+ * copies their nonzeros (values and column indices, contiguous in CSR) to shared memory with coalesced loads
+ * of the whole block, then each row's lanes_per_row lanes sum it from there (one lane: in column order;
+ * several: lane l every lanes_per_row-th entry from the l-th, then a shuffle all-reduce). A sub-warp per row
+ * reading global memory leaves each lane a chain of dependent loads (column index, then b): a 3D FEM-like
+ * matrix of 21 nonzeros per row ran at 31% of copy bandwidth that way on the H200, 61% staged. A block whose
+ * rows hold more than staged_capacity nonzeros reads them from global memory; rows longer than
+ * long_row_entries_per_lane * lanes_per_row are summed by the whole block, one after the other.
  */
-template <typename V, typename I>
-__global__ void __launch_bounds__(stream_rows)
-    spmv_stream_kernel(index64 rows, V alpha, const I* __restrict__ row_ptrs, const I* __restrict__ col_idxs,
+template <int lanes_per_row, typename V, typename I>
+__global__ void __launch_bounds__(staged_block_size)
+    spmv_staged_kernel(index64 rows, V alpha, const I* __restrict__ row_ptrs, const I* __restrict__ col_idxs,
                        const V* __restrict__ values, const V* __restrict__ b, index64 b_stride, V beta,
                        V* __restrict__ x, index64 x_stride)
 {
-    __shared__ V staged_values[stream_capacity];
-    __shared__ I staged_cols[stream_capacity];
-    __shared__ bool long_rows[stream_rows];
-    const index64 first_row = index64{blockIdx.x} * stream_rows;
-    const index64 end_row = first_row + stream_rows < rows ? first_row + stream_rows : rows;
-    const index64 begin = row_ptrs[first_row];
-    const index64 count = row_ptrs[end_row] - begin;
-    const bool staged = count <= stream_capacity;
-    if (staged) {
-        for (index64 k = threadIdx.x; k < count; k += stream_rows) {
-            staged_values[k] = values[begin + k];
-            staged_cols[k] = col_idxs[begin + k];
-        }
-    }
-    const index64 row = first_row + threadIdx.x;
+    constexpr int rows_per_block = staged_block_size / lanes_per_row;
+    __shared__ V staged_values[staged_capacity];
+    __shared__ I staged_cols[staged_capacity];
+    __shared__ bool long_rows[rows_per_block];
+    const index64 first_row = index64{blockIdx.x} * rows_per_block;
+    const index64 end_row = first_row + rows_per_block < rows ? first_row + rows_per_block : rows;
+    const int local_row = static_cast<int>(threadIdx.x) / lanes_per_row;
+    const int lane = static_cast<int>(threadIdx.x) % lanes_per_row;
+    const index64 row = first_row + local_row;
+    // The row's own bounds are loaded before the staging, so that their loads overlap.
     const index64 row_begin = row < rows ? row_ptrs[row] : 0;
     const index64 row_end = row < rows ? row_ptrs[row + 1] : 0;
-    const bool long_row = row_end - row_begin > stream_long_row;
-    long_rows[threadIdx.x] = long_row;
+    const index64 begin = row_ptrs[first_row];
+    const index64 count = row_ptrs[end_row] - begin;
+    const bool staged = count <= staged_capacity;
+    if (staged) {
+#pragma unroll
+        for (int i = 0; i < staged_loads_per_thread; ++i) {
+            const index64 k = threadIdx.x + index64{i} * staged_block_size;
+            if (k < count) {
+                staged_values[k] = values[begin + k];
+                staged_cols[k] = col_idxs[begin + k];
+            }
+        }
+    }
+    const bool long_row = row_end - row_begin > long_row_entries_per_lane * lanes_per_row;
+    if (lane == 0) {
+        long_rows[local_row] = long_row;
+    }
     __syncthreads();
     const auto write = [&](index64 out_row, V sum) {
         V& result = x[out_row * x_stride];
         // beta == 0 must not read x: it may hold NaN or uninitialized memory.
         result = beta == V{0} ? alpha * sum : alpha * sum + beta * result;
     };
+    // The condition is the same on all lanes of a row, so the row's shuffles stay complete.
     if (row < rows && !long_row) {
         V sum{};
         if (staged) {
-            for (index64 k = row_begin - begin; k < row_end - begin; ++k) {
+            for (index64 k = row_begin - begin + lane; k < row_end - begin; k += lanes_per_row) {
                 sum += staged_values[k] * b[staged_cols[k] * b_stride];
             }
         } else {
-            for (index64 k = row_begin; k < row_end; ++k) {
+            for (index64 k = row_begin + lane; k < row_end; k += lanes_per_row) {
                 sum += values[k] * b[col_idxs[k] * b_stride];
             }
         }
-        write(row, sum);
+        sum = warp::all_reduce_sum<lanes_per_row>(sum);
+        if (lane == 0) {
+            write(row, sum);
+        }
     }
     if (!__syncthreads_or(long_row)) {
         return;
     }
-    for (int t = 0; t < stream_rows; ++t) {
+    for (int t = 0; t < rows_per_block; ++t) {
         if (!long_rows[t]) {
             continue;  // uniform over the block: every thread reads the same flag
         }
         const index64 long_row_index = first_row + t;
         V sum{};
         for (index64 k = row_ptrs[long_row_index] + threadIdx.x; k < row_ptrs[long_row_index + 1];
-             k += stream_rows) {
+             k += staged_block_size) {
             sum += values[k] * b[col_idxs[k] * b_stride];
         }
-        sum = block_all_reduce<stream_rows>(sum, warp::Sum{});
+        sum = block_all_reduce<staged_block_size>(sum, warp::Sum{});
         if (threadIdx.x == 0) {
             write(long_row_index, sum);
         }
     }
 }
 
-/// Whether larch_spmv runs spmv_stream_kernel: one right-hand side, at most 8 nonzeros per row on average.
-bool uses_stream_kernel(index64 num_rhs, index64 average_row_nnz)
+/// Whether the automatic choice keeps larch's kernel for one right-hand side on large matrices: rows of at
+/// most 8 nonzeros on average (measured faster than cuSPARSE there; slower on 21).
+bool staged_kernel_beats_vendor(index64 num_rhs, index64 average_row_nnz)
 {
-    return num_rhs == 1 && average_row_nnz <= stream_capacity / stream_rows;
+    return num_rhs == 1 && average_row_nnz <= staged_capacity / staged_block_size;
 }
 
 /// The average row length larch_spmv sizes its kernels by (rounded up).
@@ -194,9 +217,9 @@ void larch_spmv(const DefaultExecutor&, V alpha, const matrix::Csr<V, I>& a,
     if (rows == 0 || num_rhs == 0) {
         return;
     }
-    // Sub-warp per row sized from the average row length ("CSR-smart"): short rows waste no lanes,
-    // long rows get a whole warp. A row much longer than the average still runs correctly, only on
-    // fewer lanes than it could use.
+    // Lanes per row sized from the average row length ("CSR-smart"): short rows waste no lanes, long rows
+    // get up to a warp. A row much longer than the average still runs correctly, only on fewer lanes than
+    // it could use.
     const index64 average_row_nnz = average_row_length(a);
     if (uses_rhs_pairs(num_rhs)) {
         // A sub-warp of num_rhs lanes per row, times one per 8 nonzeros of the average row: each lane then
@@ -217,11 +240,19 @@ void larch_spmv(const DefaultExecutor&, V alpha, const matrix::Csr<V, I>& a,
         });
         return;
     }
-    if (uses_stream_kernel(num_rhs, average_row_nnz)) {
-        spmv_stream_kernel<<<static_cast<unsigned>(ceildiv(rows, index64{stream_rows})), stream_rows>>>(
-            rows, alpha, a.get_const_row_ptrs(), a.get_const_col_idxs(), a.get_const_values(), b.get_const_values(),
-            b.get_stride(), beta, x.get_values(), x.get_stride());
-        LARCH_LAUNCH_CHECK("csr::spmv_stream_kernel");
+    if (num_rhs == 1) {
+        // One lane per 8 nonzeros of the average row (a lane then sums about 8 products).
+        const int needed = static_cast<int>(std::clamp<index64>(ceildiv(average_row_nnz, index64{8}), 1,
+                                                                max_subwarp_size));
+        dispatch_subwarp_size<1, 2, 4, 8, 16, 32>(needed, [&](auto lanes) {
+            constexpr int lanes_per_row = decltype(lanes)::value;
+            constexpr index64 rows_per_block = staged_block_size / lanes_per_row;
+            spmv_staged_kernel<lanes_per_row>
+                <<<static_cast<unsigned>(ceildiv(rows, rows_per_block)), staged_block_size>>>(
+                    rows, alpha, a.get_const_row_ptrs(), a.get_const_col_idxs(), a.get_const_values(),
+                    b.get_const_values(), b.get_stride(), beta, x.get_values(), x.get_stride());
+            LARCH_LAUNCH_CHECK("csr::spmv_staged_kernel");
+        });
         return;
     }
     const int needed = static_cast<int>(std::min<index64>(average_row_nnz, max_subwarp_size));
@@ -395,11 +426,11 @@ void spmv(const DefaultExecutor& exec, V alpha, const matrix::Csr<V, I>& a,
             // at 7e7). HIP has only larch's kernel.
 #if !defined(__HIP__)
             // Several right-hand sides in a power of two go to larch's pair kernel at every size, and
-            // short rows with one right-hand side to its stream kernel (3D Laplace of 7.0e7 nonzeros:
+            // short rows with one right-hand side to its staged kernel (3D Laplace of 7.0e7 nonzeros:
             // 1.17x cuSPARSE in double, 1.03x in float; of 1.5e7: 1.22x; spmv_stream_h100.json).
             constexpr size_type vendor_min_nonzeros = size_type{1} << 23;
             if (a.get_num_stored_elements() >= vendor_min_nonzeros && !uses_rhs_pairs(x.get_size().cols) &&
-                !uses_stream_kernel(static_cast<index64>(x.get_size().cols), average_row_length(a)) &&
+                !staged_kernel_beats_vendor(static_cast<index64>(x.get_size().cols), average_row_length(a)) &&
                 cusparse_accepts(a, b, x)) {
                 cusparse_spmv(exec, alpha, a, b, beta, x);
                 return;

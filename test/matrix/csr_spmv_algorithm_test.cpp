@@ -1,4 +1,4 @@
-// Csr SpMV with each algorithm chosen explicitly (larch's own sub-warp-per-row kernel, the vendor one)
+// Csr SpMV with each algorithm chosen explicitly (larch's own kernels, the vendor one)
 // against the reference executor: the other Csr tests use the automatic choice only, which on CUDA is
 // cuSPARSE, so without these larch's device kernel would go untested. Host executors have one kernel
 // and ignore the choice.
@@ -37,8 +37,8 @@ struct CsrWith {
     }
 };
 
-/// Every sub-warp size the larch kernel picks (2 to 32 lanes, from the average row length), with
-/// each of the standard apply cases.
+/// Every number of lanes per row the larch kernel picks (1 to 32, from the average row length and the
+/// number of right-hand sides), with each of the standard apply cases and 8, 16 and 32 right-hand sides.
 template <typename Matrix>
 void expect_every_subwarp_size_matches_reference(const std::shared_ptr<const larch::Executor>& exec,
                                                  std::uint32_t seed)
@@ -50,7 +50,11 @@ void expect_every_subwarp_size_matches_reference(const std::shared_ptr<const lar
                      larch::test::seed_trace(seed));
         const auto data = larch::test::generate_random_matrix_data<V, std::int32_t>(
             dim2{257, 300}, {0, max_row_nnz}, seed);
-        for (const auto& test_case : larch::test::standard_apply_cases(seed + 100)) {
+        auto cases = larch::test::standard_apply_cases(seed + 100);
+        cases.push_back({8, 1.0, 0.0, 0, seed + 200});
+        cases.push_back({16, -0.5, 2.0, 3, seed + 202});
+        cases.push_back({32, 1.0, 0.0, 1, seed + 204});
+        for (const auto& test_case : cases) {
             larch::test::expect_apply_matches_reference<Matrix>(exec, data, test_case);
         }
         ++seed;
@@ -77,8 +81,8 @@ TEST_P(CsrSpmvAlgorithmOnEveryExecutor, LarchKernelSumsTheLongRowsOfAMatrixOfSho
     LARCH_EXECUTOR_OR_SKIP(exec, GetParam());
     // About 2 entries per row on average (the kernel for short rows), with an arrow's dense last row, which
     // overflows its block's staging, and a row of 300 entries in a staged block: both longer than one
-    // thread should sum alone. Besides the standard cases, 2 and 8 right-hand sides (the pair kernel's
-    // sub-warps of 2 and 8 lanes on rows of 1 to 2,000 entries; padded rows of b and x once).
+    // thread should sum alone. Besides the standard cases, 2, 8 and 32 right-hand sides (2, 8 and 32 lanes
+    // per row on rows of 1 to 2,000 entries; padded rows of b and x once).
     constexpr std::int32_t n = 2000;
     const auto values = larch::test::generate_random_values<double>(dim2{3 * n, 1}, 1010);
     larch::matrix_data<double, std::int32_t> data{dim2{n, n}};
@@ -94,6 +98,7 @@ TEST_P(CsrSpmvAlgorithmOnEveryExecutor, LarchKernelSumsTheLongRowsOfAMatrixOfSho
     cases.push_back({2, 1.0, 0.0, 0, 1021});
     cases.push_back({8, -1.5, 0.5, 3, 1023});
     cases.push_back({8, 1.0, 0.0, 0, 1025});
+    cases.push_back({32, 2.0, -1.0, 0, 1027});
     for (const auto& test_case : cases) {
         larch::test::expect_apply_matches_reference<CsrWith<double, CsrSpmvAlgorithm::larch>>(exec, data, test_case);
     }
