@@ -9,6 +9,7 @@
 
 #include "omp/components/contiguous.hpp"
 #include "omp/components/dense_column.hpp"
+#include "omp/components/column_sums.hpp"
 #include "omp/components/fixed_order_sum.hpp"
 #include "omp/components/parallel_rows.hpp"
 
@@ -226,16 +227,13 @@ template <typename T>
 void compute_dot(const DefaultExecutor&, const matrix::Dense<T>& a, const matrix::Dense<T>& b,
                  array<T>& result, array<T>&)
 {
-    const auto rows = static_cast<std::ptrdiff_t>(a.get_size().rows);
-    for (size_type col = 0; col < a.get_size().cols; ++col) {
-        result.get_data()[col] = components::with_columns(
-            col,
-            [rows](auto a_column, auto b_column) {
-                return components::fixed_order_sum<T>(
-                    rows, [=](std::ptrdiff_t row) { return a_column[row] * b_column[row]; });
-            },
-            a, b);
-    }
+    components::fixed_order_column_sums<T>(
+        static_cast<std::ptrdiff_t>(a.get_size().rows), components::all_columns(a.get_size().cols),
+        result.get_data(),
+        [](size_type, auto a_column, auto b_column) {
+            return [=](std::ptrdiff_t row) { return a_column[row] * b_column[row]; };
+        },
+        a, b);
 }
 
 /// Two sums carried through one fixed-order sum: each component is added in the order a single sum adds.
@@ -258,19 +256,19 @@ void compute_dot_pair(const DefaultExecutor&, const matrix::Dense<T>& a, const m
     // Both sums in one pass over a (read once, not twice), each term and each addition as compute_dot's: the
     // same bits as two compute_dot calls.
     const auto cols = a.get_size().cols;
-    const auto rows = static_cast<std::ptrdiff_t>(a.get_size().rows);
+    std::vector<SumPair<T>> sums(cols);
+    components::fixed_order_column_sums<SumPair<T>>(
+        static_cast<std::ptrdiff_t>(a.get_size().rows), components::all_columns(cols), sums.data(),
+        [](size_type, auto a_column, auto b_column, auto c_column) {
+            return [=](std::ptrdiff_t row) {
+                const auto a_entry = a_column[row];
+                return SumPair<T>{a_entry * b_column[row], a_entry * c_column[row]};
+            };
+        },
+        a, b, c);
     for (size_type col = 0; col < cols; ++col) {
-        const auto sums = components::with_columns(
-            col,
-            [rows](auto a_column, auto b_column, auto c_column) {
-                return components::fixed_order_sum<SumPair<T>>(rows, [=](std::ptrdiff_t row) {
-                    const auto a_entry = a_column[row];
-                    return SumPair<T>{a_entry * b_column[row], a_entry * c_column[row]};
-                });
-            },
-            a, b, c);
-        result.get_data()[col] = sums.first;
-        result.get_data()[cols + col] = sums.second;
+        result.get_data()[col] = sums[col].first;
+        result.get_data()[cols + col] = sums[col].second;
     }
 }
 
@@ -329,24 +327,29 @@ void cg_step_solution(const DefaultExecutor& exec, const matrix::Dense<T>& p, co
     // The updates run inside the fixed-order sum's terms (each row's term is evaluated exactly once), so x
     // and r are read and written in the same pass as the residual's sum of squares.
     const auto cols = x.get_size().cols;
-    const auto rows = static_cast<std::ptrdiff_t>(x.get_size().rows);
-    std::vector<T> sums_of_squares(cols);
+    const auto state_values = state.get_const_data();
+    std::vector<size_type> running;
     for (size_type col = 0; col < cols; ++col) {
-        if (!cg_rules::is_running(state.get_const_data(), cols, col)) {
-            continue;
+        if (cg_rules::is_running(state_values, cols, col)) {
+            running.push_back(col);
         }
-        const auto alpha = cg_rules::step_length(state.get_const_data(), cols, col);
-        sums_of_squares[col] = components::with_columns(
-            col,
-            [rows, alpha](auto p_column, auto q_column, auto x_column, auto r_column) {
-                return components::fixed_order_sum<T>(rows, [=](std::ptrdiff_t row) {
-                    auto& r_entry = r_column[row];
-                    x_column[row] += alpha * p_column[row];
-                    r_entry -= alpha * q_column[row];
-                    return r_entry * r_entry;
-                });
-            },
-            p, q, x, r);
+    }
+    std::vector<T> running_sums(running.size());
+    components::fixed_order_column_sums<T>(
+        static_cast<std::ptrdiff_t>(x.get_size().rows), running, running_sums.data(),
+        [state_values, cols](size_type col, auto p_column, auto q_column, auto x_column, auto r_column) {
+            const auto alpha = cg_rules::step_length(state_values, cols, col);
+            return [=](std::ptrdiff_t row) {
+                auto& r_entry = r_column[row];
+                x_column[row] += alpha * p_column[row];
+                r_entry -= alpha * q_column[row];
+                return r_entry * r_entry;
+            };
+        },
+        p, q, x, r);
+    std::vector<T> sums_of_squares(cols);
+    for (std::size_t k = 0; k < running.size(); ++k) {
+        sums_of_squares[running[k]] = running_sums[k];
     }
     // Over every process's rows in a distributed solve, before any column decides to stop.
     ::larch::detail::complete_sums(exec, sums_of_squares.data(), cols);
@@ -447,33 +450,45 @@ void bicgstab_step_half(const DefaultExecutor& exec, const matrix::Dense<T>& v, 
     // As cg_step_solution: the update runs inside the fixed-order sum's terms.
     const auto cols = r.get_size().cols;
     const auto rows = static_cast<std::ptrdiff_t>(r.get_size().rows);
-    std::vector<T> sums_of_squares(cols);
+    const auto state_values = state.get_const_data();
     const auto inverse = s_hat.is_fused() ? s_hat.inverse_diagonal->get_const_data() : nullptr;
+    std::vector<size_type> updating;
     for (size_type col = 0; col < cols; ++col) {
-        if (!bicgstab_rules::half_step_updates(state.get_const_data(), cols, col)) {
-            if (s_hat.is_fused()) {
-                apply_fused_scaling(exec, s_hat, r, col);
-            }
-            continue;
+        if (bicgstab_rules::half_step_updates(state_values, cols, col)) {
+            updating.push_back(col);
+        } else if (s_hat.is_fused()) {
+            apply_fused_scaling(exec, s_hat, r, col);
         }
-        const auto alpha = bicgstab_rules::half_step_length(state.get_const_data(), cols, col);
-        const auto half_step = [rows, alpha](auto v_column, auto s_column) {
-            return components::fixed_order_sum<T>(rows, [=](std::ptrdiff_t row) {
-                return bicgstab_rules::update_half_step_entry(alpha, v_column[row], s_column[row]);
-            });
-        };
+    }
+    std::vector<T> updating_sums(updating.size());
+    if (inverse != nullptr) {
         // s_hat = D^{-1} s from the pass that updates s, where the preconditioner is a diagonal scaling
-        const auto scaled_half_step = [rows, alpha, inverse](auto v_column, auto s_column, auto s_hat_column) {
-            return components::fixed_order_sum<T>(rows, [=](std::ptrdiff_t row) {
-                auto& s_entry = s_column[row];
-                const auto square = bicgstab_rules::update_half_step_entry(alpha, v_column[row], s_entry);
-                s_hat_column[row] = inverse[row] * s_entry;
-                return square;
-            });
-        };
-        sums_of_squares[col] = inverse != nullptr
-                                   ? components::with_columns(col, scaled_half_step, v, r, *s_hat.scaled)
-                                   : components::with_columns(col, half_step, v, r);
+        components::fixed_order_column_sums<T>(
+            rows, updating, updating_sums.data(),
+            [state_values, cols, inverse](size_type col, auto v_column, auto s_column, auto s_hat_column) {
+                const auto alpha = bicgstab_rules::half_step_length(state_values, cols, col);
+                return [=](std::ptrdiff_t row) {
+                    auto& s_entry = s_column[row];
+                    const auto square = bicgstab_rules::update_half_step_entry(alpha, v_column[row], s_entry);
+                    s_hat_column[row] = inverse[row] * s_entry;
+                    return square;
+                };
+            },
+            v, r, *s_hat.scaled);
+    } else {
+        components::fixed_order_column_sums<T>(
+            rows, updating, updating_sums.data(),
+            [state_values, cols](size_type col, auto v_column, auto s_column) {
+                const auto alpha = bicgstab_rules::half_step_length(state_values, cols, col);
+                return [=](std::ptrdiff_t row) {
+                    return bicgstab_rules::update_half_step_entry(alpha, v_column[row], s_column[row]);
+                };
+            },
+            v, r);
+    }
+    std::vector<T> sums_of_squares(cols);
+    for (std::size_t k = 0; k < updating.size(); ++k) {
+        sums_of_squares[updating[k]] = updating_sums[k];
     }
     // Over every process's rows in a distributed solve, before any column decides to stop.
     ::larch::detail::complete_sums(exec, sums_of_squares.data(), cols);
@@ -489,27 +504,32 @@ void bicgstab_step_solution(const DefaultExecutor& exec, const matrix::Dense<T>&
 {
     using bicgstab_rules::SolutionUpdate;
     const auto cols = x.get_size().cols;
-    const auto rows = static_cast<std::ptrdiff_t>(x.get_size().rows);
-    std::vector<T> sums_of_squares(cols);
+    const auto state_values = state.get_const_data();
+    std::vector<size_type> updating;
     for (size_type col = 0; col < cols; ++col) {
-        const auto update = bicgstab_rules::solution_update(state.get_const_data(), cols, col);
-        if (update == SolutionUpdate::none) {
-            continue;
+        if (bicgstab_rules::solution_update(state_values, cols, col) != SolutionUpdate::none) {
+            updating.push_back(col);
         }
-        const auto alpha = bicgstab_rules::value(state.get_const_data(), cols, bicgstab_state::alpha, col);
-        const auto omega =
-            update == SolutionUpdate::full ? bicgstab_rules::solution_omega(state.get_const_data(), cols, col) : T{};
-        sums_of_squares[col] = components::with_columns(
-            col,
-            [rows, update, alpha, omega](auto p_hat_column, auto s_hat_column, auto t_column, auto x_column,
-                                         auto r_column) {
-                return components::fixed_order_sum<T>(rows, [=](std::ptrdiff_t row) {
-                    return bicgstab_rules::update_solution_entry(update, alpha, omega, p_hat_column[row],
-                                                                 s_hat_column[row], t_column[row], x_column[row],
-                                                                 r_column[row]);
-                });
-            },
-            p_hat, s_hat, t, x, r);
+    }
+    std::vector<T> updating_sums(updating.size());
+    components::fixed_order_column_sums<T>(
+        static_cast<std::ptrdiff_t>(x.get_size().rows), updating, updating_sums.data(),
+        [state_values, cols](size_type col, auto p_hat_column, auto s_hat_column, auto t_column, auto x_column,
+                             auto r_column) {
+            const auto update = bicgstab_rules::solution_update(state_values, cols, col);
+            const auto alpha = bicgstab_rules::value(state_values, cols, bicgstab_state::alpha, col);
+            const auto omega =
+                update == SolutionUpdate::full ? bicgstab_rules::solution_omega(state_values, cols, col) : T{};
+            return [=](std::ptrdiff_t row) {
+                return bicgstab_rules::update_solution_entry(update, alpha, omega, p_hat_column[row],
+                                                             s_hat_column[row], t_column[row], x_column[row],
+                                                             r_column[row]);
+            };
+        },
+        p_hat, s_hat, t, x, r);
+    std::vector<T> sums_of_squares(cols);
+    for (std::size_t k = 0; k < updating.size(); ++k) {
+        sums_of_squares[updating[k]] = updating_sums[k];
     }
     ::larch::detail::complete_sums(exec, sums_of_squares.data(), cols);
     for (size_type col = 0; col < cols; ++col) {

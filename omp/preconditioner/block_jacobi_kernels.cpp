@@ -9,7 +9,7 @@
 #include "core/preconditioner/block_jacobi_item_algorithms.hpp"
 #include "core/preconditioner/scalar_jacobi_rule.hpp"
 #include "omp/components/contiguous.hpp"
-#include "omp/components/fixed_order_sum.hpp"
+#include "omp/components/column_sums.hpp"
 #include "omp/components/parallel_rows.hpp"
 
 namespace larch {
@@ -81,16 +81,18 @@ void apply_inverse_diagonal_dot(const DefaultExecutor&, const array<V>& inverse_
 {
     // z is written inside the terms of compute_dot's fixed-order sum (each term is evaluated once), so the
     // sums have compute_dot's bits and r and z are walked once.
-    const auto rows = static_cast<std::ptrdiff_t>(z.get_size().rows);
     const auto inverse = inverse_diagonal.get_const_data();
-    for (size_type col = 0; col < z.get_size().cols; ++col) {
-        dots.get_data()[col] = components::fixed_order_sum<V>(rows, [&](std::ptrdiff_t row) {
-            const auto r_entry = r.get_const_values()[row * r.get_stride() + col];
-            auto& z_entry = z.get_values()[row * z.get_stride() + col];
-            z_entry = inverse[row] * r_entry;
-            return r_entry * z_entry;
-        });
-    }
+    components::fixed_order_column_sums<V>(
+        static_cast<std::ptrdiff_t>(z.get_size().rows), components::all_columns(z.get_size().cols), dots.get_data(),
+        [inverse](size_type, auto r_column, auto z_column) {
+            return [=](std::ptrdiff_t row) {
+                const auto r_entry = r_column[row];
+                auto& z_entry = z_column[row];
+                z_entry = inverse[row] * r_entry;
+                return r_entry * z_entry;
+            };
+        },
+        r, z);
 }
 
 template <typename V, typename I>

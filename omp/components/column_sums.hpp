@@ -1,0 +1,101 @@
+// Fixed-order sums of several columns of row-major Dense blocks in one pass over the rows. Summing column by
+// column reads every cache line of a block once per column (8 right-hand sides: each line eight times); here
+// each row's columns are taken together, and every column's sum keeps the bits fixed_order_sum gives it.
+#pragma once
+
+#include <algorithm>
+#include <cstddef>
+#include <vector>
+
+#include "omp/components/dense_column.hpp"
+#include "omp/components/fixed_order_sum.hpp"
+#include "omp/components/parallel_rows.hpp"
+
+namespace larch {
+namespace kernels {
+namespace omp {
+namespace components {
+
+/// 0, 1, ..., cols - 1: every column of a block.
+inline std::vector<size_type> all_columns(size_type cols)
+{
+    std::vector<size_type> columns(cols);
+    for (size_type col = 0; col < cols; ++col) {
+        columns[col] = col;
+    }
+    return columns;
+}
+
+/**
+ * sums[k] = fixed_order_sum<S>(rows, term) for the term make_term(columns[k], column columns[k] of each of
+ * ms...) returns, for every k, bit for bit (the same chunks, lanes and order of additions per column).
+ * `make_term(col, column...)` returns a functor `S(std::ptrdiff_t row)`; each term is evaluated exactly once,
+ * within a chunk row by row and within a row in the order of `columns`, so a term may write its own entries.
+ * One column goes to fixed_order_sum itself, with unit-stride columns where with_columns finds them.
+ */
+template <typename S, typename MakeTerm, typename... M>
+void fixed_order_column_sums(std::ptrdiff_t rows, const std::vector<size_type>& columns, S* sums,
+                             MakeTerm make_term, M&... ms)
+{
+    if (columns.empty()) {
+        return;
+    }
+    if (columns.size() == 1) {
+        const auto col = columns.front();
+        sums[0] = with_columns(
+            col, [&](auto... column) { return fixed_order_sum<S>(rows, make_term(col, column...)); }, ms...);
+        return;
+    }
+    using Term = decltype(make_term(size_type{}, column_of<false>(ms, 0)...));
+    std::vector<Term> terms;
+    terms.reserve(columns.size());
+    for (const auto col : columns) {
+        terms.push_back(make_term(col, column_of<false>(ms, col)...));
+    }
+    const auto num_columns = static_cast<std::ptrdiff_t>(terms.size());
+    const auto num_chunks = (rows + fixed_order_chunk_length - 1) / fixed_order_chunk_length;
+    // chunk_sums[chunk * num_columns + k]: column k's lane sum over the chunk, as lane_sum forms it.
+    std::vector<S> chunk_sums(static_cast<std::size_t>(num_chunks * num_columns));
+    const auto sum_chunk = [&](std::ptrdiff_t chunk) {
+        const auto begin = chunk * fixed_order_chunk_length;
+        const auto end = std::min(rows, begin + fixed_order_chunk_length);
+        std::vector<S> lanes(static_cast<std::size_t>(num_columns * sum_lanes));
+        for (auto row = begin; row < end; ++row) {
+            const auto lane = (row - begin) % sum_lanes;
+            for (std::ptrdiff_t k = 0; k < num_columns; ++k) {
+                lanes[static_cast<std::size_t>(k * sum_lanes + lane)] += terms[static_cast<std::size_t>(k)](row);
+            }
+        }
+        for (std::ptrdiff_t k = 0; k < num_columns; ++k) {
+            const auto column_lanes = lanes.data() + k * sum_lanes;
+            for (auto width = sum_lanes / 2; width > 0; width /= 2) {
+                for (std::ptrdiff_t lane = 0; lane < width; ++lane) {
+                    column_lanes[lane] += column_lanes[lane + width];
+                }
+            }
+            chunk_sums[static_cast<std::size_t>(chunk * num_columns + k)] = column_lanes[0];
+        }
+    };
+    if (runs_serially(rows * num_columns)) {
+        for (std::ptrdiff_t chunk = 0; chunk < num_chunks; ++chunk) {
+            sum_chunk(chunk);
+        }
+    } else {
+#pragma omp parallel for schedule(static)
+        for (std::ptrdiff_t chunk = 0; chunk < num_chunks; ++chunk) {
+            sum_chunk(chunk);
+        }
+    }
+    for (std::ptrdiff_t k = 0; k < num_columns; ++k) {
+        S sum{};
+        for (std::ptrdiff_t chunk = 0; chunk < num_chunks; ++chunk) {
+            sum += chunk_sums[static_cast<std::size_t>(chunk * num_columns + k)];
+        }
+        sums[k] = sum;
+    }
+}
+
+}  // namespace components
+}  // namespace omp
+}  // namespace kernels
+}  // namespace larch
