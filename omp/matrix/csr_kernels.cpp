@@ -126,6 +126,39 @@ struct RowProducts {
         }
     }
 
+    /// Columns j0, ..., j0 + width - 1 of row `row`: each entry's value and column index loaded once for all
+    /// of them, whose sums are `width` independent chains over contiguous entries of a row of b (one column
+    /// after the other, the chains were the row's length, and each entry was loaded once per column).
+    template <size_type width>
+    void columns(std::ptrdiff_t row, size_type j0) const
+    {
+        V sums[width]{};
+        for (auto k = op.row_ptrs[row]; k < op.row_ptrs[row + 1]; ++k) {
+            const auto value = op.values[k];
+            const auto b_row = op.b + op.col_idxs[k] * op.b_stride + j0;
+            for (size_type j = 0; j < width; ++j) {
+                sums[j] += value * b_row[j];
+            }
+        }
+        for (size_type j = 0; j < width; ++j) {
+            store(row, j0 + j, sums[j]);
+        }
+    }
+
+    /// Every column of row `row`, 8 at a time, then the rest one by one. Each sum still adds the row's
+    /// products from its first entry to its last (the reference's bits).
+    void all_columns(std::ptrdiff_t row) const
+    {
+        constexpr size_type width = 8;
+        size_type j0 = 0;
+        for (; j0 + width <= num_rhs; j0 += width) {
+            columns<width>(row, j0);
+        }
+        for (; j0 < num_rhs; ++j0) {
+            columns<1>(row, j0);
+        }
+    }
+
     /// `count` rows from `row` on, all of the pattern of `row` (SamePatternRows): each column index and
     /// entry of b loaded once for all of them.
     template <int count>
@@ -195,7 +228,11 @@ template <bool unit_stride, typename V, typename I>
 void spmv_range(RowProducts<unit_stride, V, I> rows, const unsigned char* same_as_next,
                 std::ptrdiff_t begin, std::ptrdiff_t end)
 {
-    if (same_as_next) {
+    if (rows.num_rhs > 1) {
+        for (auto row = begin; row < end; ++row) {
+            rows.all_columns(row);
+        }
+    } else if (same_as_next) {
         spmv_grouped_rows(rows, same_as_next, begin, end);
     } else {
         spmv_rows(rows, begin, end);
