@@ -1,11 +1,12 @@
 // OpenMP Gram-Schmidt kernels: the projections as fixed-order sums, one per basis vector and column (the
-// same on any number of threads and for a column solved alone), the updates over the rows of w (in parallel
-// for long vectors).
+// same on any number of threads and for a column solved alone; a basis vector's columns in one pass), the
+// updates over the rows of w (in parallel for long vectors).
 #include "core/solver/gram_schmidt_kernels.hpp"
 
+#include <algorithm>
 #include <cstddef>
 
-#include "omp/components/fixed_order_sum.hpp"
+#include "omp/components/column_sums.hpp"
 #include "omp/components/parallel_rows.hpp"
 
 namespace larch {
@@ -23,13 +24,18 @@ void project(const DefaultExecutor&, const matrix::Dense<T>& basis, const matrix
     const bool shared = basis.get_size().cols == w.get_size().rows;
     const auto row_step = static_cast<std::ptrdiff_t>(shared ? 1 : cols);
     const auto col_step = shared ? 0 : 1;
+    // The columns of w together, one pass over basis vector i and w per i: a pass per column read each
+    // cache line of the interleaved vectors once per column.
+    const auto columns = components::all_columns(cols);
     for (size_type i = 0; i < basis.get_size().rows; ++i) {
         const auto vector = basis.get_const_values() + i * basis.get_stride();
-        for (size_type c = 0; c < cols; ++c) {
-            coefficients.get_values()[i * cols + c] = components::fixed_order_sum<T>(n, [&](std::ptrdiff_t k) {
-                return vector[k * row_step + c * col_step] * w.get_const_values()[k * w.get_stride() + c];
-            });
-        }
+        components::fixed_order_column_sums<T>(
+            n, columns, coefficients.get_values() + i * cols,
+            [vector, row_step, col_step](size_type c, auto w_column) {
+                const auto offset = static_cast<std::ptrdiff_t>(c) * col_step;
+                return [=](std::ptrdiff_t k) { return vector[k * row_step + offset] * w_column[k]; };
+            },
+            w);
     }
 }
 
@@ -39,14 +45,24 @@ void subtract(const DefaultExecutor&, const matrix::Dense<T>& basis, const matri
 {
     const auto cols = w.get_size().cols;
     const auto count = basis.get_size().rows;
+    // Each (k, c) sums over the basis vectors in order; the columns of a row are independent chains, taken
+    // side by side in blocks (one column after the other, each row waited on a chain of count additions
+    // per column).
+    constexpr size_type block = 8;
     components::for_each_row(static_cast<std::ptrdiff_t>(w.get_size().rows), [&](std::ptrdiff_t k) {
-        for (size_type c = 0; c < cols; ++c) {
-            T combination{};
+        for (size_type first = 0; first < cols; first += block) {
+            const auto width = std::min(block, cols - first);
+            T combinations[block]{};
             for (size_type i = 0; i < count; ++i) {
-                combination += coefficients.get_const_values()[i * cols + c] *
-                               basis.get_const_values()[i * basis.get_stride() + k * cols + c];
+                const auto coefficient_row = coefficients.get_const_values() + i * cols + first;
+                const auto basis_row = basis.get_const_values() + i * basis.get_stride() + k * cols + first;
+                for (size_type c = 0; c < width; ++c) {
+                    combinations[c] += coefficient_row[c] * basis_row[c];
+                }
             }
-            w.get_values()[k * w.get_stride() + c] -= combination;
+            for (size_type c = 0; c < width; ++c) {
+                w.get_values()[k * w.get_stride() + first + c] -= combinations[c];
+            }
         }
     });
 }
