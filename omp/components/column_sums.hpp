@@ -1,10 +1,12 @@
 // Fixed-order sums of several columns of row-major Dense blocks in one pass over the rows. Summing column by
 // column reads every cache line of a block once per column (8 right-hand sides: each line eight times); here
-// each row's columns are taken together, and every column's sum keeps the bits fixed_order_sum gives it.
+// a few rows at a time take every column in turn, and every column's sum keeps the bits fixed_order_sum
+// gives it.
 #pragma once
 
 #include <algorithm>
 #include <cstddef>
+#include <utility>
 #include <vector>
 
 #include "omp/components/dense_column.hpp"
@@ -29,8 +31,9 @@ inline std::vector<size_type> all_columns(size_type cols)
 /**
  * sums[k] = fixed_order_sum<S>(rows, term) for the term make_term(columns[k], column columns[k] of each of
  * ms...) returns, for every k, bit for bit (the same chunks, lanes and order of additions per column).
- * `make_term(col, column...)` returns a functor `S(std::ptrdiff_t row)`; each term is evaluated exactly once,
- * within a chunk row by row and within a row in the order of `columns`, so a term may write its own entries.
+ * `make_term(col, column...)` returns a functor `S(std::ptrdiff_t row)`; each term is evaluated exactly once per
+ * row, in increasing rows (the terms of a chunk in blocks of sum_lanes rows, one term after the other), so a
+ * term may write its own entries, not another term's.
  * One column goes to fixed_order_sum itself, with unit-stride columns where with_columns finds them.
  */
 template <typename S, typename MakeTerm, typename... M>
@@ -60,7 +63,16 @@ void fixed_order_column_sums(std::ptrdiff_t rows, const std::vector<size_type>& 
         const auto begin = chunk * fixed_order_chunk_length;
         const auto end = std::min(rows, begin + fixed_order_chunk_length);
         std::vector<S> lanes(static_cast<std::size_t>(num_columns * sum_lanes));
-        for (auto row = begin; row < end; ++row) {
+        // sum_lanes rows of one term at a time, written out as lane_sum does, so that the compiler can keep
+        // them in vector registers; then the rows left over, one lane each.
+        auto row = begin;
+        for (; row + sum_lanes <= end; row += sum_lanes) {
+            for (std::ptrdiff_t k = 0; k < num_columns; ++k) {
+                add_to_lanes(lanes.data() + k * sum_lanes, row, terms[static_cast<std::size_t>(k)],
+                             std::make_index_sequence<static_cast<std::size_t>(sum_lanes)>{});
+            }
+        }
+        for (; row < end; ++row) {
             const auto lane = (row - begin) % sum_lanes;
             for (std::ptrdiff_t k = 0; k < num_columns; ++k) {
                 lanes[static_cast<std::size_t>(k * sum_lanes + lane)] += terms[static_cast<std::size_t>(k)](row);
