@@ -275,47 +275,59 @@ void compute_dot_pair(const DefaultExecutor&, const matrix::Dense<T>& a, const m
 template <typename T>
 void compute_norm2(const DefaultExecutor&, const matrix::Dense<T>& a, array<T>& result, array<T>&)
 {
-    // Two passes per column: the largest magnitude, then the sum of squares of the entries divided by
-    // it, so no square overflows or underflows (the reference does the same in one LAPACK-style pass).
+    // Two passes: the largest magnitude of each column, then the sums of squares of the entries divided by
+    // it, so no square overflows or underflows (the reference does the same in one LAPACK-style pass). Each
+    // pass takes a row's columns together.
+    const auto cols = a.get_size().cols;
     const auto rows = static_cast<std::ptrdiff_t>(a.get_size().rows);
     const auto stride = a.get_stride();
     const auto values = a.get_const_values();
-    for (size_type col = 0; col < a.get_size().cols; ++col) {
-        const auto largest_in = [&](std::ptrdiff_t begin, std::ptrdiff_t end) {
-            T largest{};
-            for (auto row = begin; row < end; ++row) {
-                largest = max_propagating_nan(largest, std::abs(values[row * stride + col]));
+    const auto largest_in = [&](std::ptrdiff_t begin, std::ptrdiff_t end, T* largest) {
+        for (auto row = begin; row < end; ++row) {
+            for (size_type col = 0; col < cols; ++col) {
+                largest[col] = max_propagating_nan(largest[col], std::abs(values[row * stride + col]));
             }
-            return largest;
-        };
-        // the maximum does not depend on the order, so threads may take any share of the rows
-        T scale{};
-        if (components::runs_serially(rows)) {
-            scale = largest_in(0, rows);
-        } else {
+        }
+    };
+    // the maxima do not depend on the order, so threads may take any share of the rows
+    std::vector<T> scales(cols);
+    if (components::runs_serially(rows * static_cast<std::ptrdiff_t>(cols))) {
+        largest_in(0, rows, scales.data());
+    } else {
 #pragma omp parallel
-            {
-                const std::ptrdiff_t threads = omp_get_num_threads();
-                const std::ptrdiff_t thread = omp_get_thread_num();
-                const auto local_scale = largest_in(rows * thread / threads, rows * (thread + 1) / threads);
+        {
+            const std::ptrdiff_t threads = omp_get_num_threads();
+            const std::ptrdiff_t thread = omp_get_thread_num();
+            std::vector<T> local_scales(cols);
+            largest_in(rows * thread / threads, rows * (thread + 1) / threads, local_scales.data());
 #pragma omp critical
-                scale = max_propagating_nan(scale, local_scale);
+            for (size_type col = 0; col < cols; ++col) {
+                scales[col] = max_propagating_nan(scales[col], local_scales[col]);
             }
         }
-        if (scale == T{} || std::isnan(scale) || std::isinf(scale)) {
-            result.get_data()[col] = scale;
-            continue;
+    }
+    std::vector<size_type> finite_nonzero;
+    for (size_type col = 0; col < cols; ++col) {
+        if (scales[col] == T{} || std::isnan(scales[col]) || std::isinf(scales[col])) {
+            result.get_data()[col] = scales[col];
+        } else {
+            finite_nonzero.push_back(col);
         }
-        const auto sum_of_squares = components::with_columns(
-            col,
-            [rows, scale](auto a_column) {
-                return components::fixed_order_sum<T>(rows, [=](std::ptrdiff_t row) {
-                    const auto ratio = a_column[row] / scale;
-                    return ratio * ratio;
-                });
-            },
-            a);
-        result.get_data()[col] = scale * std::sqrt(sum_of_squares);
+    }
+    std::vector<T> sums_of_squares(finite_nonzero.size());
+    components::fixed_order_column_sums<T>(
+        rows, finite_nonzero, sums_of_squares.data(),
+        [&scales](size_type col, auto a_column) {
+            const auto scale = scales[col];
+            return [=](std::ptrdiff_t row) {
+                const auto ratio = a_column[row] / scale;
+                return ratio * ratio;
+            };
+        },
+        a);
+    for (std::size_t k = 0; k < finite_nonzero.size(); ++k) {
+        const auto col = finite_nonzero[k];
+        result.get_data()[col] = scales[col] * std::sqrt(sums_of_squares[k]);
     }
 }
 
