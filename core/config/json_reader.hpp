@@ -100,6 +100,22 @@ public:
         return number;
     }
 
+    /// A number in (0, max]: every positive double up to max, subnormal ones too, as the C++ parameters take.
+    double get_positive_number(const std::string& key, double max) const
+    {
+        const auto& value = at(key);
+        if (!value.is_number()) {
+            fail(field_path(key), "expected a number, got " + describe_value(value));
+        }
+        const auto number = value.get<double>();
+        if (!(number > 0 && number <= max)) {
+            std::ostringstream range;
+            range << "expected a number in (0, " << max << "], got " << number;
+            fail(field_path(key), range.str());
+        }
+        return number;
+    }
+
     /// A string field with a fixed set of values, e.g. "algorithm": "gauss_huard"; the error lists them.
     template <typename Value>
     Value get_choice(const std::string& key, const std::vector<std::pair<std::string, Value>>& choices) const

@@ -148,8 +148,7 @@ Parameters read_common(const ObjectReader& reader, Parameters parameters)
                                          {"adaptive", BlockJacobiStorage::adaptive}}));
         }
         if (preconditioner.has("accuracy")) {
-            jacobi.with_accuracy(
-                preconditioner.get_number("accuracy", std::numeric_limits<double>::min(), 1.0));
+            jacobi.with_accuracy(preconditioner.get_positive_number("accuracy", 1.0));
         }
         if (preconditioner.has("on_singular_block")) {
             jacobi.with_on_singular_block(preconditioner.get_choice(

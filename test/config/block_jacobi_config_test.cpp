@@ -62,6 +62,11 @@ TEST(BlockJacobiConfig, NamesTheBadField)
               std::string::npos);
     EXPECT_NE(message_of({{"type", "block_jacobi"}, {"accuracy", 2.0}}).find("/preconditioner/accuracy"),
               std::string::npos);
+    EXPECT_NE(message_of({{"type", "block_jacobi"}, {"accuracy", 0.0}}).find("expected a number in (0, 1], got 0"),
+              std::string::npos);
+    // A positive subnormal accuracy is accepted, as BlockJacobi::parameters_type takes it.
+    EXPECT_EQ(message_of({{"type", "block_jacobi"}, {"storage_precision", "adaptive"}, {"accuracy", 1e-310}}),
+              "no exception");
     EXPECT_NE(message_of({{"type", "block_jacobi"}, {"on_singular_block", "ignore"}}).find("/preconditioner/on_singular_block"),
               std::string::npos);
     EXPECT_NE(message_of({{"type", "block_jacobi"}, {"extraction", "global"}}).find("/preconditioner/extraction"),
