@@ -29,12 +29,13 @@ inline std::vector<size_type> all_columns(size_type cols)
 }
 
 /**
- * sums[k] = fixed_order_sum<S>(rows, term) for the term make_term(columns[k], column columns[k] of each of
- * ms...) returns, for every k, bit for bit (the same chunks, lanes and order of additions per column).
- * `make_term(col, column...)` returns a functor `S(std::ptrdiff_t row)`; each term is evaluated exactly once per
- * row, in increasing rows (the terms of a chunk in blocks of sum_lanes rows, one term after the other), so a
- * term may write its own entries, not another term's.
- * One column goes to fixed_order_sum itself, with unit-stride columns where with_columns finds them.
+ * sums[col] = fixed_order_sum<S>(rows, term) for the term make_term(col, column col of each of ms...) returns,
+ * for every col of `columns`, bit for bit (the same chunks, lanes and order of additions per column); the
+ * other entries of `sums` are left alone. `make_term(col, column...)` returns a functor
+ * `S(std::ptrdiff_t row)`; each term is evaluated exactly once per row, in increasing rows (the terms of a
+ * chunk in blocks of sum_lanes rows, one term after the other), so a term may write its own entries, not
+ * another term's. One column goes to fixed_order_sum itself, with unit-stride columns where with_columns
+ * finds them.
  */
 template <typename S, typename MakeTerm, typename... M>
 void fixed_order_column_sums(std::ptrdiff_t rows, const std::vector<size_type>& columns, S* sums,
@@ -45,7 +46,7 @@ void fixed_order_column_sums(std::ptrdiff_t rows, const std::vector<size_type>& 
     }
     if (columns.size() == 1) {
         const auto col = columns.front();
-        sums[0] = with_columns(
+        sums[col] = with_columns(
             col, [&](auto... column) { return fixed_order_sum<S>(rows, make_term(col, column...)); }, ms...);
         return;
     }
@@ -59,10 +60,11 @@ void fixed_order_column_sums(std::ptrdiff_t rows, const std::vector<size_type>& 
     const auto num_chunks = (rows + fixed_order_chunk_length - 1) / fixed_order_chunk_length;
     // chunk_sums[chunk * num_columns + k]: column k's lane sum over the chunk, as lane_sum forms it.
     std::vector<S> chunk_sums(static_cast<std::size_t>(num_chunks * num_columns));
-    const auto sum_chunk = [&](std::ptrdiff_t chunk) {
+    // `lanes` holds sum_lanes partial sums per column, a buffer of the calling thread reused chunk after chunk.
+    const auto sum_chunk = [&](std::ptrdiff_t chunk, std::vector<S>& lanes) {
         const auto begin = chunk * fixed_order_chunk_length;
         const auto end = std::min(rows, begin + fixed_order_chunk_length);
-        std::vector<S> lanes(static_cast<std::size_t>(num_columns * sum_lanes));
+        std::fill(lanes.begin(), lanes.end(), S{});
         // sum_lanes rows of one term at a time, written out as lane_sum does, so that the compiler can keep
         // them in vector registers; then the rows left over, one lane each.
         auto row = begin;
@@ -88,14 +90,20 @@ void fixed_order_column_sums(std::ptrdiff_t rows, const std::vector<size_type>& 
             chunk_sums[static_cast<std::size_t>(chunk * num_columns + k)] = column_lanes[0];
         }
     };
+    const auto lanes_size = static_cast<std::size_t>(num_columns * sum_lanes);
     if (runs_serially(rows * num_columns)) {
+        std::vector<S> lanes(lanes_size);
         for (std::ptrdiff_t chunk = 0; chunk < num_chunks; ++chunk) {
-            sum_chunk(chunk);
+            sum_chunk(chunk, lanes);
         }
     } else {
-#pragma omp parallel for schedule(static)
-        for (std::ptrdiff_t chunk = 0; chunk < num_chunks; ++chunk) {
-            sum_chunk(chunk);
+#pragma omp parallel
+        {
+            std::vector<S> lanes(lanes_size);
+#pragma omp for schedule(static)
+            for (std::ptrdiff_t chunk = 0; chunk < num_chunks; ++chunk) {
+                sum_chunk(chunk, lanes);
+            }
         }
     }
     for (std::ptrdiff_t k = 0; k < num_columns; ++k) {
@@ -103,7 +111,7 @@ void fixed_order_column_sums(std::ptrdiff_t rows, const std::vector<size_type>& 
         for (std::ptrdiff_t chunk = 0; chunk < num_chunks; ++chunk) {
             sum += chunk_sums[static_cast<std::size_t>(chunk * num_columns + k)];
         }
-        sums[k] = sum;
+        sums[columns[static_cast<std::size_t>(k)]] = sum;
     }
 }
 

@@ -147,7 +147,7 @@ struct RowProducts {
 
     /// Every column of row `row`, 8 at a time, then the rest one by one. Each sum still adds the row's
     /// products from its first entry to its last (the reference's bits).
-    void all_columns(std::ptrdiff_t row) const
+    void every_column(std::ptrdiff_t row) const
     {
         constexpr size_type width = 8;
         size_type j0 = 0;
@@ -230,7 +230,7 @@ void spmv_range(RowProducts<unit_stride, V, I> rows, const unsigned char* same_a
 {
     if (rows.num_rhs > 1) {
         for (auto row = begin; row < end; ++row) {
-            rows.all_columns(row);
+            rows.every_column(row);
         }
     } else if (same_as_next) {
         spmv_grouped_rows(rows, same_as_next, begin, end);

@@ -314,7 +314,7 @@ void compute_norm2(const DefaultExecutor&, const matrix::Dense<T>& a, array<T>& 
             finite_nonzero.push_back(col);
         }
     }
-    std::vector<T> sums_of_squares(finite_nonzero.size());
+    std::vector<T> sums_of_squares(cols);
     components::fixed_order_column_sums<T>(
         rows, finite_nonzero, sums_of_squares.data(),
         [&scales](size_type col, auto a_column) {
@@ -325,9 +325,8 @@ void compute_norm2(const DefaultExecutor&, const matrix::Dense<T>& a, array<T>& 
             };
         },
         a);
-    for (std::size_t k = 0; k < finite_nonzero.size(); ++k) {
-        const auto col = finite_nonzero[k];
-        result.get_data()[col] = scales[col] * std::sqrt(sums_of_squares[k]);
+    for (const auto col : finite_nonzero) {
+        result.get_data()[col] = scales[col] * std::sqrt(sums_of_squares[col]);
     }
 }
 
@@ -346,9 +345,9 @@ void cg_step_solution(const DefaultExecutor& exec, const matrix::Dense<T>& p, co
             running.push_back(col);
         }
     }
-    std::vector<T> running_sums(running.size());
+    std::vector<T> sums_of_squares(cols);
     components::fixed_order_column_sums<T>(
-        static_cast<std::ptrdiff_t>(x.get_size().rows), running, running_sums.data(),
+        static_cast<std::ptrdiff_t>(x.get_size().rows), running, sums_of_squares.data(),
         [state_values, cols](size_type col, auto p_column, auto q_column, auto x_column, auto r_column) {
             const auto alpha = cg_rules::step_length(state_values, cols, col);
             return [=](std::ptrdiff_t row) {
@@ -359,10 +358,6 @@ void cg_step_solution(const DefaultExecutor& exec, const matrix::Dense<T>& p, co
             };
         },
         p, q, x, r);
-    std::vector<T> sums_of_squares(cols);
-    for (std::size_t k = 0; k < running.size(); ++k) {
-        sums_of_squares[running[k]] = running_sums[k];
-    }
     // Over every process's rows in a distributed solve, before any column decides to stop.
     ::larch::detail::complete_sums(exec, sums_of_squares.data(), cols);
     for (size_type col = 0; col < cols; ++col) {
@@ -472,11 +467,11 @@ void bicgstab_step_half(const DefaultExecutor& exec, const matrix::Dense<T>& v, 
             apply_fused_scaling(exec, s_hat, r, col);
         }
     }
-    std::vector<T> updating_sums(updating.size());
+    std::vector<T> sums_of_squares(cols);
     if (inverse != nullptr) {
         // s_hat = D^{-1} s from the pass that updates s, where the preconditioner is a diagonal scaling
         components::fixed_order_column_sums<T>(
-            rows, updating, updating_sums.data(),
+            rows, updating, sums_of_squares.data(),
             [state_values, cols, inverse](size_type col, auto v_column, auto s_column, auto s_hat_column) {
                 const auto alpha = bicgstab_rules::half_step_length(state_values, cols, col);
                 return [=](std::ptrdiff_t row) {
@@ -489,7 +484,7 @@ void bicgstab_step_half(const DefaultExecutor& exec, const matrix::Dense<T>& v, 
             v, r, *s_hat.scaled);
     } else {
         components::fixed_order_column_sums<T>(
-            rows, updating, updating_sums.data(),
+            rows, updating, sums_of_squares.data(),
             [state_values, cols](size_type col, auto v_column, auto s_column) {
                 const auto alpha = bicgstab_rules::half_step_length(state_values, cols, col);
                 return [=](std::ptrdiff_t row) {
@@ -497,10 +492,6 @@ void bicgstab_step_half(const DefaultExecutor& exec, const matrix::Dense<T>& v, 
                 };
             },
             v, r);
-    }
-    std::vector<T> sums_of_squares(cols);
-    for (std::size_t k = 0; k < updating.size(); ++k) {
-        sums_of_squares[updating[k]] = updating_sums[k];
     }
     // Over every process's rows in a distributed solve, before any column decides to stop.
     ::larch::detail::complete_sums(exec, sums_of_squares.data(), cols);
@@ -523,9 +514,9 @@ void bicgstab_step_solution(const DefaultExecutor& exec, const matrix::Dense<T>&
             updating.push_back(col);
         }
     }
-    std::vector<T> updating_sums(updating.size());
+    std::vector<T> sums_of_squares(cols);
     components::fixed_order_column_sums<T>(
-        static_cast<std::ptrdiff_t>(x.get_size().rows), updating, updating_sums.data(),
+        static_cast<std::ptrdiff_t>(x.get_size().rows), updating, sums_of_squares.data(),
         [state_values, cols](size_type col, auto p_hat_column, auto s_hat_column, auto t_column, auto x_column,
                              auto r_column) {
             const auto update = bicgstab_rules::solution_update(state_values, cols, col);
@@ -539,10 +530,6 @@ void bicgstab_step_solution(const DefaultExecutor& exec, const matrix::Dense<T>&
             };
         },
         p_hat, s_hat, t, x, r);
-    std::vector<T> sums_of_squares(cols);
-    for (std::size_t k = 0; k < updating.size(); ++k) {
-        sums_of_squares[updating[k]] = updating_sums[k];
-    }
     ::larch::detail::complete_sums(exec, sums_of_squares.data(), cols);
     for (size_type col = 0; col < cols; ++col) {
         bicgstab_rules::finish_solution_step(state.get_data(), cols, col, slot, sums_of_squares[col]);
