@@ -11,12 +11,14 @@
 namespace larch {
 namespace test {
 
-/// The what() of the larch::Error that `operation` throws, or "no exception".
-inline std::string error_message_of(const std::function<void()>& operation)
+/// The what() of the exception of type E (a larch::Error by default) that `operation` throws, or "no
+/// exception"; an exception of another type passes through, and gtest reports it as a failure.
+template <typename E = Error>
+std::string error_message_of(const std::function<void()>& operation)
 {
     try {
         operation();
-    } catch (const Error& e) {
+    } catch (const E& e) {
         return e.what();
     }
     return "no exception";
