@@ -1,5 +1,7 @@
 // Benchmark operation "spmv": x = A b for one matrix in one storage format (csr, coo, ell, dense), checked
-// against the reference executor; on CUDA, CSR is measured with larch's kernel and with cuSPARSE.
+// against the reference executor; on CUDA, CSR is measured with larch's kernel and with cuSPARSE. "columns":
+// k > 1 multiplies k right-hand sides at once (column c of b is 2^c times the one-column b, so each column
+// of x is checked exactly against the one reference product).
 //
 // Byte model (the minimum traffic of one SpMV): the format's stored arrays read once (values and column
 // indices of every stored entry, ELL padding included; CSR row pointers; COO row indices), b read once,
@@ -21,6 +23,8 @@ namespace {
 
 using index_type = std::int32_t;
 const std::vector<std::string> formats{"csr", "coo", "ell", "dense"};
+// Right-hand sides of one case at most (column c of b is scaled by 2^c, exact in float up to 2^63).
+constexpr std::int64_t max_columns = 64;
 // A dense copy larger than this (1 GiB of doubles) is refused rather than exhausting memory.
 constexpr double max_dense_entries = 1 << 27;
 
@@ -78,15 +82,19 @@ const Problem<V>& load_problem(const CaseContext& context)
     return problem;
 }
 
-/// The largest |x_i - reference_i| / (|A| |b|)_i: relative to the rounding error any summation order
-/// can make, so cancellation in a row does not inflate it.
+/// The largest |x_ic 2^-c - reference_i| / (|A| |b|)_i over rows i and columns c: relative to the rounding
+/// error any summation order can make, so cancellation in a row does not inflate it (scaling by 2^c
+/// commutes with rounding).
 template <typename V>
 double componentwise_error(const Problem<V>& problem, const matrix::Dense<V>& x)
 {
     const auto computed = x.copy_to_host();
+    const auto columns = x.get_size().cols;
     double error = 0.0;
-    for (size_type i = 0; i < computed.size(); ++i) {
-        const double difference = std::abs(static_cast<double>(computed[i]) -
+    for (size_type entry = 0; entry < computed.size(); ++entry) {
+        const auto i = entry / columns;
+        const int c = static_cast<int>(entry % columns);
+        const double difference = std::abs(std::ldexp(static_cast<double>(computed[entry]), -c) -
                                            static_cast<double>(problem.reference_x[i]));
         const double scale = problem.magnitude[i] > 0.0 ? problem.magnitude[i] : 1.0;
         if (!(difference / scale <= error)) {
@@ -142,25 +150,34 @@ CaseResult run_spmv(const CaseContext& context)
     const auto& exec = context.executor();
     const auto size = problem.data.size;
     const double nnz = static_cast<double>(problem.data.entries.size());
+    const auto columns = static_cast<size_type>(context.fields().get_integer("columns", 1, 1, max_columns));
 
     CaseResult result;
     auto matrix = create_in_format(format, exec, problem.data, result.bytes);
-    result.bytes += static_cast<double>(size.cols + size.rows) * sizeof(V);
-    result.flops = 2.0 * nnz;
+    result.bytes += static_cast<double>((size.cols + size.rows) * columns) * sizeof(V);
+    result.flops = 2.0 * nnz * static_cast<double>(columns);
     // Each x_i sums at most max_row_nonzeros products: any order errs by at most that many roundings.
     result.tolerance = 2.0 * static_cast<double>(problem.max_row_nonzeros + 1) *
                        std::numeric_limits<V>::epsilon();
-    result.label = format + " " + problem.name;
+    result.label = format + " " + problem.name +
+                   (columns > 1 ? " x" + std::to_string(columns) + " columns" : std::string{});
     result.details = json{{"matrix", problem.name},
                           {"format", format},
+                          {"columns", columns},
                           {"rows", size.rows},
                           {"cols", size.cols},
                           {"nonzeros", problem.data.entries.size()},
                           {"max_row_nonzeros", problem.max_row_nonzeros}};
 
-    const auto b = matrix::Dense<V>::create(
-        exec, dim2{size.cols, 1}, array<V>{exec, problem.b.begin(), problem.b.end()}, 1);
-    auto x = matrix::Dense<V>::create(exec, dim2{size.rows, 1});
+    std::vector<V> b_columns(size.cols * columns);
+    for (size_type i = 0; i < size.cols; ++i) {
+        for (size_type c = 0; c < columns; ++c) {
+            b_columns[i * columns + c] = std::ldexp(problem.b[i], static_cast<int>(c));
+        }
+    }
+    const auto b = matrix::Dense<V>::create(exec, dim2{size.cols, columns},
+                                            array<V>{exec, b_columns.begin(), b_columns.end()}, columns);
+    auto x = matrix::Dense<V>::create(exec, dim2{size.rows, columns});
     auto measure = [&](const std::string& name) {
         x->fill(V{0});
         Measurement measurement{name, {}, 0.0};
@@ -186,14 +203,15 @@ void validate_spmv(const Fields& fields)
     if (std::find(formats.begin(), formats.end(), format) == formats.end()) {
         fields.fail("format", "must be one of " + join(formats) + ", not \"" + format + "\"");
     }
+    fields.get_integer("columns", 1, 1, max_columns);
     validate_matrix_source(fields.get_object("matrix"));
 }
 
 const bool registered = register_operation(
     {"spmv",
      "sparse matrix-vector product x = A b in csr, coo, ell or dense format (cuSPARSE beside csr on CUDA)",
-     {"matrix", "format"},
-     {"format"},
+     {"matrix", "format", "columns"},
+     {"format", "columns"},
      validate_spmv,
      [](const CaseContext& context) {
          return dispatch_precision(context.precision(),
