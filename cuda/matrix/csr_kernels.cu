@@ -1,7 +1,6 @@
-// Device kernels of matrix::Csr: larch's SpMV (rows staged in shared memory by their block for one
-// right-hand side, lanes of a row taking (nonzero, right-hand side) pairs for 2..32, a sub-warp per row
-// otherwise; lanes per row sized from the average row length), the dispatch to cuSPARSE, and the conversions
-// to COO, ELL and Dense and the transpose.
+// Device kernels of matrix::Csr: larch's SpMV (rows staged in shared memory by their block for 1..32
+// right-hand sides in a power of two, a sub-warp per row for other counts; lanes per row sized from the
+// average row length), the dispatch to cuSPARSE, and the conversions to COO, ELL and Dense and the transpose.
 #include <cstdint>
 
 #include "core/components/prefix_sum_kernels.hpp"
@@ -10,6 +9,7 @@
 #include "cuda/components/atomic.cuh"
 #include "cuda/components/launch.cuh"
 #include "cuda/components/reduction.cuh"
+#include "cuda/components/row_products.cuh"
 #include "cuda/components/warp.cuh"
 #if !defined(__HIP__)
 #include "cuda/matrix/csr_cusparse.cuh"
@@ -24,6 +24,13 @@ namespace {
 using index64 = std::int64_t;
 
 // ---- SpMV ------------------------------------------------------------------------------------------
+
+/// The entries of its row a lane loads before it multiplies the first of them (see strided_row_sum): 4 with
+/// several right-hand sides (8 of them: 0.65 ms where 1 took 1.37 ms per SpMV on a 21-nonzero-per-row matrix
+/// of 3M rows, H200); 8 for one (0.26 ms against 0.30 with 4 and 0.28 with 1 there, 0.304 against 0.316 ms on
+/// the 3D Laplace of 10M rows), where a lane has fewer operands in registers.
+template <int num_rhs>
+constexpr int entries_in_flight = num_rhs == 1 ? 8 : 4;
 
 /// Right-hand sides in a count other than a power of two up to 32: one sub-warp of `subwarp_size` lanes per
 /// row; the lanes stride over the row's nonzeros (coalesced reads of values and column indices), then an
@@ -44,49 +51,14 @@ __global__ void __launch_bounds__(default_block_size)
     const index64 begin = row_ptrs[row];
     const index64 end = row_ptrs[row + 1];
     for (index64 rhs = 0; rhs < num_rhs; ++rhs) {
-        V sum{};
-        for (index64 k = begin + lane; k < end; k += subwarp_size) {
-            sum += values[k] * b[col_idxs[k] * b_stride + rhs];
-        }
+        V sum = strided_row_sum<entries_in_flight<2>>(begin + lane, end, index64{subwarp_size}, values,
+                                                      col_idxs, [&](I col) { return b[col * b_stride + rhs]; });
         sum = warp::all_reduce_sum<subwarp_size>(sum);
         if (lane == 0) {
             V& result = x[row * x_stride + rhs];
             // beta == 0 must not read x: it may hold NaN or uninitialized memory.
             result = beta == V{0} ? alpha * sum : alpha * sum + beta * result;
         }
-    }
-}
-
-/// k right-hand sides, k a power of two that divides the sub-warp: its lanes take (nonzero, right-hand side)
-/// pairs, lane l the right-hand side l % k of every (p / k)-th nonzero of the row, so k consecutive lanes
-/// read k consecutive entries of one row of b (contiguous when b's stride is k) where the kernel above has
-/// every lane read its own row of b once per right-hand side. Lanes of one right-hand side then add up.
-template <int subwarp_size, typename V, typename I>
-__global__ void __launch_bounds__(default_block_size)
-    spmv_rhs_pairs_kernel(index64 rows, int num_rhs, V alpha, const I* __restrict__ row_ptrs,
-                          const I* __restrict__ col_idxs, const V* __restrict__ values,
-                          const V* __restrict__ b, index64 b_stride, V beta, V* __restrict__ x,
-                          index64 x_stride)
-{
-    const index64 row = warp::global_subwarp_id<subwarp_size>();
-    if (row >= rows) {
-        return;  // uniform over the sub-warp, so its collectives stay complete
-    }
-    const int lane = warp::rank<subwarp_size>();
-    const int rhs = lane % num_rhs;
-    const int nonzeros_per_pass = subwarp_size / num_rhs;
-    V sum{};
-    for (index64 k = row_ptrs[row] + lane / num_rhs; k < row_ptrs[row + 1]; k += nonzeros_per_pass) {
-        sum += values[k] * b[col_idxs[k] * b_stride + rhs];
-    }
-    // Lanes l and l ^ offset hold the same right-hand side for every offset >= num_rhs.
-    for (int offset = subwarp_size / 2; offset >= num_rhs; offset /= 2) {
-        sum += warp::shuffle_xor<subwarp_size>(sum, offset);
-    }
-    if (lane < num_rhs) {
-        V& result = x[row * x_stride + rhs];
-        // beta == 0 must not read x: it may hold NaN or uninitialized memory.
-        result = beta == V{0} ? alpha * sum : alpha * sum + beta * result;
     }
 }
 
@@ -101,22 +73,27 @@ constexpr int staged_loads_per_thread = static_cast<int>(staged_capacity / stage
 constexpr index64 long_row_entries_per_lane = 64;
 
 /**
- * One right-hand side ("CSR-stream"): a block takes staged_block_size / lanes_per_row consecutive rows,
- * copies their nonzeros (values and column indices, contiguous in CSR) to shared memory with coalesced loads
- * of the whole block, then each row's lanes_per_row lanes sum it from there (one lane: in column order;
- * several: lane l every lanes_per_row-th entry from the l-th, then a shuffle all-reduce). A sub-warp per row
- * reading global memory leaves each lane a chain of dependent loads (column index, then b): a 3D FEM-like
- * matrix of 21 nonzeros per row ran at 31% of copy bandwidth that way on the H200, 61% staged. A block whose
- * rows hold more than staged_capacity nonzeros reads them from global memory; rows longer than
- * long_row_entries_per_lane * lanes_per_row are summed by the whole block, one after the other.
+ * num_rhs right-hand sides, a power of two up to 32 ("CSR-stream"): a block takes
+ * staged_block_size / lanes_per_row consecutive rows, copies their nonzeros (values and column indices,
+ * contiguous in CSR) to shared memory with coalesced loads of the whole block, then each row's lanes_per_row
+ * lanes sum it from there. Lane l takes right-hand side l % num_rhs of every (lanes_per_row / num_rhs)-th
+ * entry from the (l / num_rhs)-th, so num_rhs consecutive lanes read num_rhs consecutive entries of one row
+ * of b (contiguous when b's stride is num_rhs), and the lanes of one right-hand side add up by shuffles. A
+ * sub-warp per row reading global memory leaves each lane a chain of dependent loads (column index, then b):
+ * a 3D FEM-like matrix of 21 nonzeros per row ran at 31% of copy bandwidth that way on the H200, 61% staged;
+ * with 8 right-hand sides 1.30 ms per SpMV that way, 0.65 ms staged. A block whose rows hold more than
+ * staged_capacity nonzeros reads them from global memory; rows longer than long_row_entries_per_lane
+ * entries per lane of their right-hand side are summed by the whole block, one after the other.
  */
-template <int lanes_per_row, typename V, typename I>
+template <int lanes_per_row, int num_rhs, typename V, typename I>
 __global__ void __launch_bounds__(staged_block_size)
     spmv_staged_kernel(index64 rows, V alpha, const I* __restrict__ row_ptrs, const I* __restrict__ col_idxs,
                        const V* __restrict__ values, const V* __restrict__ b, index64 b_stride, V beta,
                        V* __restrict__ x, index64 x_stride)
 {
+    static_assert(num_rhs <= lanes_per_row, "every right-hand side needs a lane of the row");
     constexpr int rows_per_block = staged_block_size / lanes_per_row;
+    constexpr int lanes_per_rhs = lanes_per_row / num_rhs;
     __shared__ V staged_values[staged_capacity];
     __shared__ I staged_cols[staged_capacity];
     __shared__ bool long_rows[rows_per_block];
@@ -124,6 +101,8 @@ __global__ void __launch_bounds__(staged_block_size)
     const index64 end_row = first_row + rows_per_block < rows ? first_row + rows_per_block : rows;
     const int local_row = static_cast<int>(threadIdx.x) / lanes_per_row;
     const int lane = static_cast<int>(threadIdx.x) % lanes_per_row;
+    const int rhs = lane % num_rhs;
+    const int first_entry = lane / num_rhs;
     const index64 row = first_row + local_row;
     // The row's own bounds are loaded before the staging, so that their loads overlap.
     const index64 row_begin = row < rows ? row_ptrs[row] : 0;
@@ -141,31 +120,31 @@ __global__ void __launch_bounds__(staged_block_size)
             }
         }
     }
-    const bool long_row = row_end - row_begin > long_row_entries_per_lane * lanes_per_row;
+    const bool long_row = row_end - row_begin > long_row_entries_per_lane * lanes_per_rhs;
     if (lane == 0) {
         long_rows[local_row] = long_row;
     }
     __syncthreads();
-    const auto write = [&](index64 out_row, V sum) {
-        V& result = x[out_row * x_stride];
+    const auto write = [&](index64 out_row, int out_rhs, V sum) {
+        V& result = x[out_row * x_stride + out_rhs];
         // beta == 0 must not read x: it may hold NaN or uninitialized memory.
         result = beta == V{0} ? alpha * sum : alpha * sum + beta * result;
     };
     // The condition is the same on all lanes of a row, so the row's shuffles stay complete.
     if (row < rows && !long_row) {
-        V sum{};
-        if (staged) {
-            for (index64 k = row_begin - begin + lane; k < row_end - begin; k += lanes_per_row) {
-                sum += staged_values[k] * b[staged_cols[k] * b_stride];
-            }
-        } else {
-            for (index64 k = row_begin + lane; k < row_end; k += lanes_per_row) {
-                sum += values[k] * b[col_idxs[k] * b_stride];
-            }
+        const auto entry_of_b = [&](I col) { return b[col * b_stride + rhs]; };
+        constexpr int in_flight = entries_in_flight<num_rhs>;
+        V sum = staged ? strided_row_sum<in_flight>(row_begin - begin + first_entry, row_end - begin,
+                                                    index64{lanes_per_rhs}, staged_values, staged_cols,
+                                                    entry_of_b)
+                       : strided_row_sum<in_flight>(row_begin + first_entry, row_end, index64{lanes_per_rhs},
+                                                    values, col_idxs, entry_of_b);
+        // Lanes l and l ^ offset hold the same right-hand side for every offset >= num_rhs.
+        for (int offset = lanes_per_row / 2; offset >= num_rhs; offset /= 2) {
+            sum += warp::shuffle_xor<lanes_per_row>(sum, offset);
         }
-        sum = warp::all_reduce_sum<lanes_per_row>(sum);
-        if (lane == 0) {
-            write(row, sum);
+        if (lane < num_rhs) {
+            write(row, rhs, sum);
         }
     }
     if (!__syncthreads_or(long_row)) {
@@ -176,23 +155,32 @@ __global__ void __launch_bounds__(staged_block_size)
             continue;  // uniform over the block: every thread reads the same flag
         }
         const index64 long_row_index = first_row + t;
-        V sum{};
-        for (index64 k = row_ptrs[long_row_index] + threadIdx.x; k < row_ptrs[long_row_index + 1];
-             k += staged_block_size) {
-            sum += values[k] * b[col_idxs[k] * b_stride];
-        }
-        sum = block_all_reduce<staged_block_size>(sum, warp::Sum{});
-        if (threadIdx.x == 0) {
-            write(long_row_index, sum);
+        for (int long_rhs = 0; long_rhs < num_rhs; ++long_rhs) {
+            V sum = strided_row_sum<entries_in_flight<num_rhs>>(
+                row_ptrs[long_row_index] + index64{threadIdx.x}, index64{row_ptrs[long_row_index + 1]},
+                index64{staged_block_size}, values, col_idxs,
+                [&](I col) { return b[col * b_stride + long_rhs]; });
+            sum = block_all_reduce<staged_block_size>(sum, warp::Sum{});
+            if (threadIdx.x == 0) {
+                write(long_row_index, long_rhs, sum);
+            }
         }
     }
 }
 
-/// Whether the automatic choice keeps larch's kernel for one right-hand side on large matrices: rows of at
-/// most 8 nonzeros on average (measured faster than cuSPARSE there; slower on 21).
+/// Whether larch_spmv runs spmv_staged_kernel for `num_rhs` right-hand sides: 1..32, a power of two.
+bool uses_staged_kernel(index64 num_rhs)
+{
+    return num_rhs >= 1 && num_rhs <= max_subwarp_size && (num_rhs & (num_rhs - 1)) == 0;
+}
+
+/// Whether the automatic choice keeps larch's kernel on large matrices: every staged count of right-hand
+/// sides but one, and one on rows of at most 21 nonzeros on average (the longest measured faster than
+/// cuSPARSE there: 1.26x on the 3D Laplace of 7, 1.1x on an FEM-like matrix of 21 on the H200).
 bool staged_kernel_beats_vendor(index64 num_rhs, index64 average_row_nnz)
 {
-    return num_rhs == 1 && average_row_nnz <= staged_capacity / staged_block_size;
+    constexpr index64 longest_rows_measured_faster = 21;
+    return uses_staged_kernel(num_rhs) && (num_rhs > 1 || average_row_nnz <= longest_rows_measured_faster);
 }
 
 /// The average row length larch_spmv sizes its kernels by (rounded up).
@@ -200,12 +188,6 @@ template <typename V, typename I>
 index64 average_row_length(const matrix::Csr<V, I>& a)
 {
     return ceildiv(static_cast<index64>(a.get_num_stored_elements()), static_cast<index64>(a.get_size().rows));
-}
-
-/// Whether larch_spmv runs spmv_rhs_pairs_kernel for `num_rhs` right-hand sides: 2..32, a power of two.
-bool uses_rhs_pairs(index64 num_rhs)
-{
-    return num_rhs > 1 && num_rhs <= max_subwarp_size && (num_rhs & (num_rhs - 1)) == 0;
 }
 
 template <typename V, typename I>
@@ -221,37 +203,29 @@ void larch_spmv(const DefaultExecutor&, V alpha, const matrix::Csr<V, I>& a,
     // get up to a warp. A row much longer than the average still runs correctly, only on fewer lanes than
     // it could use.
     const index64 average_row_nnz = average_row_length(a);
-    if (uses_rhs_pairs(num_rhs)) {
-        // A sub-warp of num_rhs lanes per row, times one per 8 nonzeros of the average row: each lane then
-        // takes about 8 products. One lane per (nonzero, right-hand side) pair gave each lane a product or
-        // two to amortize its row's setup and shuffles (8 columns of a 3D Laplace of 7e7 nonzeros: 3.46 ms
-        // with 32 lanes per row, 1.33 ms with 8 on the H100; a thread per row summing all 8 columns, whose
-        // gathers of b touch a cache line per thread and column, took 1.85 ms).
-        const int needed = static_cast<int>(std::clamp<index64>(num_rhs * ceildiv(average_row_nnz, index64{8}),
-                                                                num_rhs, max_subwarp_size));
-        dispatch_subwarp_size<2, 4, 8, 16, 32>(needed, [&](auto subwarp) {
-            constexpr int subwarp_size = decltype(subwarp)::value;
-            spmv_rhs_pairs_kernel<subwarp_size>
-                <<<num_blocks_for(rows * subwarp_size), default_block_size>>>(
-                    rows, static_cast<int>(num_rhs), alpha, a.get_const_row_ptrs(), a.get_const_col_idxs(),
-                    a.get_const_values(), b.get_const_values(), b.get_stride(), beta, x.get_values(),
-                    x.get_stride());
-            LARCH_LAUNCH_CHECK("csr::spmv_rhs_pairs_kernel");
-        });
-        return;
-    }
-    if (num_rhs == 1) {
-        // One lane per 8 nonzeros of the average row (a lane then sums about 8 products).
-        const int needed = static_cast<int>(std::clamp<index64>(ceildiv(average_row_nnz, index64{8}), 1,
-                                                                max_subwarp_size));
-        dispatch_subwarp_size<1, 2, 4, 8, 16, 32>(needed, [&](auto lanes) {
-            constexpr int lanes_per_row = decltype(lanes)::value;
-            constexpr index64 rows_per_block = staged_block_size / lanes_per_row;
-            spmv_staged_kernel<lanes_per_row>
-                <<<static_cast<unsigned>(ceildiv(rows, rows_per_block)), staged_block_size>>>(
-                    rows, alpha, a.get_const_row_ptrs(), a.get_const_col_idxs(), a.get_const_values(),
-                    b.get_const_values(), b.get_stride(), beta, x.get_values(), x.get_stride());
-            LARCH_LAUNCH_CHECK("csr::spmv_staged_kernel");
+    if (uses_staged_kernel(num_rhs)) {
+        // num_rhs lanes per row times one per 32 nonzeros of the average row, and at least one lane per 8
+        // of them, so that a block's rows about fill its staging (8 entries per thread) and no more. On a
+        // 21-nonzero-per-row matrix of 3M rows (H200): 8 right-hand sides on 8 lanes 0.65 ms, on 32 lanes
+        // 1.30 ms (the former pair kernel with one lane per 8 products); 2 of them on 2 lanes overflowed the
+        // staging into global reads (1.14 ms) where 4 lanes took 0.31 ms.
+        const index64 needed = std::clamp<index64>(
+            std::max(num_rhs * ceildiv(average_row_nnz, index64{32}), ceildiv(average_row_nnz, index64{8})),
+            num_rhs, max_subwarp_size);
+        dispatch_subwarp_size<1, 2, 4, 8, 16, 32>(static_cast<int>(num_rhs), [&](auto rhs_count) {
+            constexpr int staged_rhs = decltype(rhs_count)::value;
+            dispatch_subwarp_size<1, 2, 4, 8, 16, 32>(static_cast<int>(needed), [&](auto lanes) {
+                constexpr int lanes_per_row = decltype(lanes)::value;
+                // needed >= num_rhs, so the other combinations never run and are not compiled.
+                if constexpr (lanes_per_row >= staged_rhs) {
+                    constexpr index64 rows_per_block = staged_block_size / lanes_per_row;
+                    spmv_staged_kernel<lanes_per_row, staged_rhs>
+                        <<<static_cast<unsigned>(ceildiv(rows, rows_per_block)), staged_block_size>>>(
+                            rows, alpha, a.get_const_row_ptrs(), a.get_const_col_idxs(), a.get_const_values(),
+                            b.get_const_values(), b.get_stride(), beta, x.get_values(), x.get_stride());
+                    LARCH_LAUNCH_CHECK("csr::spmv_staged_kernel");
+                }
+            });
         });
         return;
     }
@@ -425,11 +399,11 @@ void spmv(const DefaultExecutor& exec, V alpha, const matrix::Csr<V, I>& a,
             // larch's sub-warp kernel at 1.5e7-2.4e7 nonzeros in double, 1.05-1.9x faster in float and
             // at 7e7). HIP has only larch's kernel.
 #if !defined(__HIP__)
-            // Several right-hand sides in a power of two go to larch's pair kernel at every size, and
-            // short rows with one right-hand side to its staged kernel (3D Laplace of 7.0e7 nonzeros:
-            // 1.17x cuSPARSE in double, 1.03x in float; of 1.5e7: 1.22x; spmv_stream_h100.json).
+            // Several right-hand sides in a power of two go to larch's staged kernel at every size (8 of
+            // them: 4.9x cuSPARSE's SpMM on the FEM-like matrix, 4.3x on the 3D Laplace; H200), and one
+            // right-hand side on rows that are not too long (spmv_columns_h200.json).
             constexpr size_type vendor_min_nonzeros = size_type{1} << 23;
-            if (a.get_num_stored_elements() >= vendor_min_nonzeros && !uses_rhs_pairs(x.get_size().cols) &&
+            if (a.get_num_stored_elements() >= vendor_min_nonzeros &&
                 !staged_kernel_beats_vendor(static_cast<index64>(x.get_size().cols), average_row_length(a)) &&
                 cusparse_accepts(a, b, x)) {
                 cusparse_spmv(exec, alpha, a, b, beta, x);

@@ -44,8 +44,8 @@ void expect_every_subwarp_size_matches_reference(const std::shared_ptr<const lar
                                                  std::uint32_t seed)
 {
     using V = typename Matrix::value_type;
-    // Average row lengths of about 1.5, 3, 6, 12 and 24.
-    for (const larch::size_type max_row_nnz : {3, 6, 12, 24, 48}) {
+    // Average row lengths of about 1.5, 3, 6, 12, 24, 64 and 150 (one right-hand side: 1 to 32 lanes).
+    for (const larch::size_type max_row_nnz : {3, 6, 12, 24, 48, 128, 300}) {
         SCOPED_TRACE("rows of 0 to " + std::to_string(max_row_nnz) + " entries, " +
                      larch::test::seed_trace(seed));
         const auto data = larch::test::generate_random_matrix_data<V, std::int32_t>(

@@ -19,11 +19,11 @@ class Ell;
 
 /// Which CSR SpMV a device executor uses (host executors have one kernel each).
 enum class CsrSpmvAlgorithm {
-    /// the faster of the two as measured on the H100: on CUDA larch's kernel below 2^23 nonzeros, for 2..32
-    /// right-hand sides in a power of two, and for rows of at most 8 entries on average with one right-hand
-    /// side, cuSPARSE otherwise; larch's kernel on
-    /// HIP. The choice looks at the mean row length only: a matrix of short rows with a few very long ones
-    /// (an arrow's dense row) runs far faster with `vendor`.
+    /// the faster of the two as measured on the H100 and H200: on CUDA larch's kernel below 2^23 nonzeros,
+    /// for 2..32 right-hand sides in a power of two, and for rows of at most 21 entries on average with one
+    /// right-hand side, cuSPARSE otherwise; larch's kernel on HIP. The choice looks at the mean row length
+    /// only: a matrix of short rows with a few very long ones (an arrow's dense row) runs far faster with
+    /// `vendor`.
     automatic,
     larch,      ///< larch's own kernel (the only one on HIP)
     vendor,     ///< cuSPARSE on CUDA; NotSupported on HIP
