@@ -10,6 +10,7 @@
 
 #include "cuda/base/runtime.hpp"
 #include "cuda/components/atomic.cuh"
+#include "cuda/components/row_products.cuh"
 #include "cuda/components/warp.cuh"
 #include "larch/batch/coo.hpp"
 #include "larch/batch/csr.hpp"
@@ -215,8 +216,8 @@ __device__ __forceinline__ ItemOffsets item_offsets(const std::int32_t* rows, co
 
 /// Rows of one CSR item, one sub-warp of `subwarp_size` lanes of the item's team per row (column indices
 /// of type C: the batch's index type or 16 bits, see CsrView). Each lane loads `in_flight` of its entries
-/// before it multiplies the first (SparsePolicy::row_entries_in_flight); the products still add up in the
-/// row's order.
+/// and their entries of b before it multiplies the first (SparsePolicy::row_entries_in_flight,
+/// strided_row_sum); the products still add up in the row's order.
 template <int subwarp_size, int in_flight = 1, typename T, typename I, typename C>
 __device__ void csr_subwarp_rows(int rows, const T* values, const C* col_idxs, const I* row_ptrs,
                                  const T* item_b, const Operands<T>& op, T* item_x,
@@ -228,23 +229,8 @@ __device__ void csr_subwarp_rows(int rows, const T* values, const C* col_idxs, c
         const I begin = row_ptrs[row];
         const I end = row_ptrs[row + 1];
         for (int rhs = 0; rhs < op.num_rhs; ++rhs) {
-            T sum{};
-            for (I nz = begin + lane; nz < end; nz += in_flight * subwarp_size) {
-                T value[in_flight];
-                C col[in_flight];
-#pragma unroll
-                for (int k = 0; k < in_flight; ++k) {
-                    const I at = nz + k * subwarp_size;
-                    value[k] = at < end ? values[at] : T{};
-                    col[k] = at < end ? col_idxs[at] : C{};
-                }
-#pragma unroll
-                for (int k = 0; k < in_flight; ++k) {
-                    if (nz + k * subwarp_size < end) {
-                        sum = fma(value[k], item_b[col[k] * op.num_rhs + rhs], sum);
-                    }
-                }
-            }
+            T sum = strided_row_sum<in_flight>(static_cast<I>(begin + lane), end, I{subwarp_size}, values,
+                                               col_idxs, [&](C col) { return item_b[col * op.num_rhs + rhs]; });
             sum = warp::all_reduce_sum<subwarp_size>(sum);
             if (lane == 0) {
                 T* out = item_x + std::int64_t{row} * op.num_rhs + rhs;
