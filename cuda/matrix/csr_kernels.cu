@@ -25,10 +25,11 @@ using index64 = std::int64_t;
 
 // ---- SpMV ------------------------------------------------------------------------------------------
 
-/// The entries of its row a lane loads before it multiplies the first of them (see strided_row_sum): 4 with
-/// several right-hand sides (8 of them: 0.65 ms where 1 took 1.37 ms per SpMV on a 21-nonzero-per-row matrix
-/// of 3M rows, H200); 8 for one (0.26 ms against 0.30 with 4 and 0.28 with 1 there, 0.304 against 0.316 ms on
-/// the 3D Laplace of 10M rows), where a lane has fewer operands in registers.
+/// The entries of its row a lane loads before it multiplies the first of them (see strided_row_sum), as
+/// measured on the H200 with a 21-nonzero-per-row matrix of 3M rows: 8 for one right-hand side (0.26 ms per
+/// SpMV against 0.30 with 4 and 0.28 with 1; the 3D Laplace of 10M rows 0.304 against 0.316 ms with 1); 4
+/// for several (8 of them on the former sub-warp layout: 1.30 ms with 4, 1.37 with 1, 1.52 with 8, whose
+/// operands took 48 registers instead of 32).
 template <int num_rhs>
 constexpr int entries_in_flight = num_rhs == 1 ? 8 : 4;
 
