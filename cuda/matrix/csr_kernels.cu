@@ -30,8 +30,10 @@ using index64 = std::int64_t;
 /// SpMV against 0.30 with 4 and 0.28 with 1; the 3D Laplace of 10M rows 0.304 against 0.316 ms with 1); 4
 /// for several (8 of them on the former sub-warp layout: 1.30 ms with 4, 1.37 with 1, 1.52 with 8, whose
 /// operands took 48 registers instead of 32).
+constexpr int entries_in_flight_one_rhs = 8;
+constexpr int entries_in_flight_several_rhs = 4;
 template <int num_rhs>
-constexpr int entries_in_flight = num_rhs == 1 ? 8 : 4;
+constexpr int entries_in_flight = num_rhs == 1 ? entries_in_flight_one_rhs : entries_in_flight_several_rhs;
 
 /// Right-hand sides in a count other than a power of two up to 32: one sub-warp of `subwarp_size` lanes per
 /// row; the lanes stride over the row's nonzeros (coalesced reads of values and column indices), then an
@@ -52,8 +54,9 @@ __global__ void __launch_bounds__(default_block_size)
     const index64 begin = row_ptrs[row];
     const index64 end = row_ptrs[row + 1];
     for (index64 rhs = 0; rhs < num_rhs; ++rhs) {
-        V sum = strided_row_sum<entries_in_flight<2>>(begin + lane, end, index64{subwarp_size}, values,
-                                                      col_idxs, [&](I col) { return b[col * b_stride + rhs]; });
+        V sum = strided_row_sum<entries_in_flight_several_rhs>(
+            begin + lane, end, index64{subwarp_size}, values, col_idxs,
+            [&](I col) { return b[col * b_stride + rhs]; });
         sum = warp::all_reduce_sum<subwarp_size>(sum);
         if (lane == 0) {
             V& result = x[row * x_stride + rhs];
@@ -82,7 +85,7 @@ constexpr index64 long_row_entries_per_lane = 64;
  * of b (contiguous when b's stride is num_rhs), and the lanes of one right-hand side add up by shuffles. A
  * sub-warp per row reading global memory leaves each lane a chain of dependent loads (column index, then b):
  * a 3D FEM-like matrix of 21 nonzeros per row ran at 31% of copy bandwidth that way on the H200, 61% staged;
- * with 8 right-hand sides 1.30 ms per SpMV that way, 0.65 ms staged. A block whose rows hold more than
+ * with 8 right-hand sides 1.30 ms per SpMV that way, 0.65-0.70 ms staged. A block whose rows hold more than
  * staged_capacity nonzeros reads them from global memory; rows longer than long_row_entries_per_lane
  * entries per lane of their right-hand side are summed by the whole block, one after the other.
  */
