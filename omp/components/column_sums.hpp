@@ -81,13 +81,8 @@ void fixed_order_column_sums(std::ptrdiff_t rows, const std::vector<size_type>& 
             }
         }
         for (std::ptrdiff_t k = 0; k < num_columns; ++k) {
-            const auto column_lanes = lanes.data() + k * sum_lanes;
-            for (auto width = sum_lanes / 2; width > 0; width /= 2) {
-                for (std::ptrdiff_t lane = 0; lane < width; ++lane) {
-                    column_lanes[lane] += column_lanes[lane + width];
-                }
-            }
-            chunk_sums[static_cast<std::size_t>(chunk * num_columns + k)] = column_lanes[0];
+            chunk_sums[static_cast<std::size_t>(chunk * num_columns + k)] =
+                combine_lanes(lanes.data() + k * sum_lanes);
         }
     };
     const auto lanes_size = static_cast<std::size_t>(num_columns * sum_lanes);

@@ -40,8 +40,21 @@ void add_to_lanes(T* lanes, std::ptrdiff_t i, Term& term, std::index_sequence<la
     ((lanes[lane] += term(i + static_cast<std::ptrdiff_t>(lane))), ...);
 }
 
+/// The sum of sum_lanes partial sums in a fixed tree: lane l + w added to lane l for w = sum_lanes / 2, ...,
+/// 2, 1; the lanes are overwritten.
+template <typename T>
+T combine_lanes(T* lanes)
+{
+    for (auto width = sum_lanes / 2; width > 0; width /= 2) {
+        for (std::ptrdiff_t lane = 0; lane < width; ++lane) {
+            lanes[lane] += lanes[lane + width];
+        }
+    }
+    return lanes[0];
+}
+
 /// sum of term(i) for i in [begin, end) (begin a multiple of sum_lanes): the terms in increasing i, term i
-/// added to lane i % sum_lanes, then lane l + w added to lane l for w = sum_lanes / 2, ..., 2, 1.
+/// added to lane i % sum_lanes, then the lanes combined by combine_lanes.
 /// `term` is a copy: what it captures by value lives in this frame, where no store through a pointer the
 /// terms write to can change it, so it is not reloaded for every term.
 template <typename T, typename Term>
@@ -55,12 +68,7 @@ T lane_sum(std::ptrdiff_t begin, std::ptrdiff_t end, Term term)
     for (std::ptrdiff_t lane = 0; i < end; ++i, ++lane) {
         lanes[lane] += term(i);
     }
-    for (auto width = sum_lanes / 2; width > 0; width /= 2) {
-        for (std::ptrdiff_t lane = 0; lane < width; ++lane) {
-            lanes[lane] += lanes[lane + width];
-        }
-    }
-    return lanes[0];
+    return combine_lanes(lanes);
 }
 
 /// sum of term(i) for i in [0, n), with the fixed chunking described above: T{} plus the chunks' lane sums
