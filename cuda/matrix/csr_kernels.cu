@@ -397,15 +397,14 @@ void spmv(const DefaultExecutor& exec, V alpha, const matrix::Csr<V, I>& a,
 #endif
         case matrix::CsrSpmvAlgorithm::automatic:
         default:
-            // The faster one as measured on the H100 (benchmark/results/spmv_h100.md): larch's kernel
-            // below 2^23 nonzeros (2-3.5x faster than a cuSPARSE call on the real matrices of 2e4-3e5
-            // nonzeros, where the call's fixed cost dominates), cuSPARSE from there on (0.9-1.0x of
-            // larch's sub-warp kernel at 1.5e7-2.4e7 nonzeros in double, 1.05-1.9x faster in float and
-            // at 7e7). HIP has only larch's kernel.
+            // The faster one as measured: larch's kernel below 2^23 nonzeros (2-3.5x faster than a cuSPARSE
+            // call on the real matrices of 2e4-3e5 nonzeros, where the call's fixed cost dominates; H100,
+            // benchmark/results/spmv_h100.md). From there on larch's staged kernel where
+            // staged_kernel_beats_vendor says so (several right-hand sides in a power of two: 8 of them 4.5x
+            // cuSPARSE's SpMM on the FEM-like matrix, 4.0x on the 3D Laplace; one on rows of at most 21
+            // nonzeros: 1.10-1.26x; H200, spmv_columns_h200.json), cuSPARSE otherwise. HIP has only larch's
+            // kernel.
 #if !defined(__HIP__)
-            // Several right-hand sides in a power of two go to larch's staged kernel at every size (8 of
-            // them: 4.9x cuSPARSE's SpMM on the FEM-like matrix, 4.3x on the 3D Laplace; H200), and one
-            // right-hand side on rows that are not too long (spmv_columns_h200.json).
             constexpr size_type vendor_min_nonzeros = size_type{1} << 23;
             if (a.get_num_stored_elements() >= vendor_min_nonzeros &&
                 !staged_kernel_beats_vendor(static_cast<index64>(x.get_size().cols), average_row_length(a)) &&
