@@ -1,6 +1,6 @@
-// Device kernels of matrix::Csr: larch's SpMV (rows staged in shared memory by their block for 1..32
-// right-hand sides in a power of two, a sub-warp per row for other counts; lanes per row sized from the
-// average row length), the dispatch to cuSPARSE, and the conversions to COO, ELL and Dense and the transpose.
+// Device kernels of matrix::Csr: larch's SpMV (rows staged in shared memory by their block, up to 32
+// right-hand sides per launch; lanes per row sized from the average row length), the dispatch to cuSPARSE,
+// and the conversions to COO, ELL and Dense and the transpose.
 #include <cstdint>
 
 #include "core/components/prefix_sum_kernels.hpp"
@@ -32,39 +32,8 @@ using index64 = std::int64_t;
 /// operands took 48 registers instead of 32).
 constexpr int entries_in_flight_one_rhs = 8;
 constexpr int entries_in_flight_several_rhs = 4;
-template <int num_rhs>
-constexpr int entries_in_flight = num_rhs == 1 ? entries_in_flight_one_rhs : entries_in_flight_several_rhs;
-
-/// Right-hand sides in a count other than a power of two up to 32: one sub-warp of `subwarp_size` lanes per
-/// row; the lanes stride over the row's nonzeros (coalesced reads of values and column indices), then an
-/// all-reduce sums their products. Right-hand sides are handled one after the other; the row's nonzeros stay
-/// in cache between them.
-template <int subwarp_size, typename V, typename I>
-__global__ void __launch_bounds__(default_block_size)
-    spmv_kernel(index64 rows, index64 num_rhs, V alpha, const I* __restrict__ row_ptrs,
-                const I* __restrict__ col_idxs, const V* __restrict__ values,
-                const V* __restrict__ b, index64 b_stride, V beta, V* __restrict__ x,
-                index64 x_stride)
-{
-    const index64 row = warp::global_subwarp_id<subwarp_size>();
-    if (row >= rows) {
-        return;  // uniform over the sub-warp, so its collectives stay complete
-    }
-    const int lane = warp::rank<subwarp_size>();
-    const index64 begin = row_ptrs[row];
-    const index64 end = row_ptrs[row + 1];
-    for (index64 rhs = 0; rhs < num_rhs; ++rhs) {
-        V sum = strided_row_sum<entries_in_flight_several_rhs>(
-            begin + lane, end, index64{subwarp_size}, values, col_idxs,
-            [&](I col) { return b[col * b_stride + rhs]; });
-        sum = warp::all_reduce_sum<subwarp_size>(sum);
-        if (lane == 0) {
-            V& result = x[row * x_stride + rhs];
-            // beta == 0 must not read x: it may hold NaN or uninitialized memory.
-            result = beta == V{0} ? alpha * sum : alpha * sum + beta * result;
-        }
-    }
-}
+template <int rhs_slots>
+constexpr int entries_in_flight = rhs_slots == 1 ? entries_in_flight_one_rhs : entries_in_flight_several_rhs;
 
 /// Threads per block of spmv_staged_kernel, and how many nonzeros of its rows it stages in shared memory.
 constexpr int staged_block_size = 256;
@@ -77,27 +46,27 @@ constexpr int staged_loads_per_thread = static_cast<int>(staged_capacity / stage
 constexpr index64 long_row_entries_per_lane = 64;
 
 /**
- * num_rhs right-hand sides, a power of two up to 32 ("CSR-stream"): a block takes
+ * num_rhs <= rhs_slots right-hand sides, rhs_slots a power of two up to 32 ("CSR-stream"): a block takes
  * staged_block_size / lanes_per_row consecutive rows, copies their nonzeros (values and column indices,
  * contiguous in CSR) to shared memory with coalesced loads of the whole block, then each row's lanes_per_row
- * lanes sum it from there. Lane l takes right-hand side l % num_rhs of every (lanes_per_row / num_rhs)-th
- * entry from the (l / num_rhs)-th, so num_rhs consecutive lanes read num_rhs consecutive entries of one row
- * of b (contiguous when b's stride is num_rhs), and the lanes of one right-hand side add up by shuffles. A
- * sub-warp per row reading global memory leaves each lane a chain of dependent loads (column index, then b):
- * a 3D FEM-like matrix of 21 nonzeros per row ran at 31% of copy bandwidth that way on the H200, 61% staged;
- * with 8 right-hand sides 1.30 ms per SpMV that way, 0.65-0.70 ms staged. A block whose rows hold more than
+ * lanes sum it from there. Lane l takes right-hand side l % rhs_slots of every (lanes_per_row / rhs_slots)-th
+ * entry from the (l / rhs_slots)-th, so consecutive lanes read consecutive entries of one row of b, and the
+ * lanes of one right-hand side add up by shuffles; lanes of a slot beyond num_rhs sum nothing. A sub-warp per
+ * row reading global memory leaves each lane a chain of dependent loads (column index, then b): a 3D
+ * FEM-like matrix of 21 nonzeros per row ran at 31% of copy bandwidth that way on the H200, 61% staged; with
+ * 8 right-hand sides 1.30 ms per SpMV that way, 0.65-0.70 ms staged. A block whose rows hold more than
  * staged_capacity nonzeros reads them from global memory; rows longer than long_row_entries_per_lane
  * entries per lane of their right-hand side are summed by the whole block, one after the other.
  */
-template <int lanes_per_row, int num_rhs, typename V, typename I>
+template <int lanes_per_row, int rhs_slots, typename V, typename I>
 __global__ void __launch_bounds__(staged_block_size)
-    spmv_staged_kernel(index64 rows, V alpha, const I* __restrict__ row_ptrs, const I* __restrict__ col_idxs,
-                       const V* __restrict__ values, const V* __restrict__ b, index64 b_stride, V beta,
-                       V* __restrict__ x, index64 x_stride)
+    spmv_staged_kernel(index64 rows, int num_rhs, V alpha, const I* __restrict__ row_ptrs,
+                       const I* __restrict__ col_idxs, const V* __restrict__ values, const V* __restrict__ b,
+                       index64 b_stride, V beta, V* __restrict__ x, index64 x_stride)
 {
-    static_assert(num_rhs <= lanes_per_row, "every right-hand side needs a lane of the row");
+    static_assert(rhs_slots <= lanes_per_row, "every right-hand side needs a lane of the row");
     constexpr int rows_per_block = staged_block_size / lanes_per_row;
-    constexpr int lanes_per_rhs = lanes_per_row / num_rhs;
+    constexpr int lanes_per_rhs = lanes_per_row / rhs_slots;
     __shared__ V staged_values[staged_capacity];
     __shared__ I staged_cols[staged_capacity];
     __shared__ bool long_rows[rows_per_block];
@@ -105,8 +74,8 @@ __global__ void __launch_bounds__(staged_block_size)
     const index64 end_row = first_row + rows_per_block < rows ? first_row + rows_per_block : rows;
     const int local_row = static_cast<int>(threadIdx.x) / lanes_per_row;
     const int lane = static_cast<int>(threadIdx.x) % lanes_per_row;
-    const int rhs = lane % num_rhs;
-    const int first_entry = lane / num_rhs;
+    const int rhs = lane % rhs_slots;
+    const int first_entry = lane / rhs_slots;
     const index64 row = first_row + local_row;
     // The row's own bounds are loaded before the staging, so that their loads overlap.
     const index64 row_begin = row < rows ? row_ptrs[row] : 0;
@@ -137,14 +106,16 @@ __global__ void __launch_bounds__(staged_block_size)
     // The condition is the same on all lanes of a row, so the row's shuffles stay complete.
     if (row < rows && !long_row) {
         const auto entry_of_b = [&](I col) { return b[col * b_stride + rhs]; };
-        constexpr int in_flight = entries_in_flight<num_rhs>;
-        V sum = staged ? strided_row_sum<in_flight>(row_begin - begin + first_entry, row_end - begin,
-                                                    index64{lanes_per_rhs}, staged_values, staged_cols,
-                                                    entry_of_b)
-                       : strided_row_sum<in_flight>(row_begin + first_entry, row_end, index64{lanes_per_rhs},
-                                                    values, col_idxs, entry_of_b);
-        // Lanes l and l ^ offset hold the same right-hand side for every offset >= num_rhs.
-        for (int offset = lanes_per_row / 2; offset >= num_rhs; offset /= 2) {
+        constexpr int in_flight = entries_in_flight<rhs_slots>;
+        // A lane of an unused slot sums an empty range (and still takes part in the shuffles).
+        const index64 row_length = rhs < num_rhs ? row_end - row_begin : 0;
+        V sum = staged ? strided_row_sum<in_flight>(row_begin - begin + first_entry,
+                                                    row_begin - begin + row_length, index64{lanes_per_rhs},
+                                                    staged_values, staged_cols, entry_of_b)
+                       : strided_row_sum<in_flight>(row_begin + first_entry, row_begin + row_length,
+                                                    index64{lanes_per_rhs}, values, col_idxs, entry_of_b);
+        // Lanes l and l ^ offset hold the same right-hand side for every offset >= rhs_slots.
+        for (int offset = lanes_per_row / 2; offset >= rhs_slots; offset /= 2) {
             sum += warp::shuffle_xor<lanes_per_row>(sum, offset);
         }
         if (lane < num_rhs) {
@@ -160,7 +131,7 @@ __global__ void __launch_bounds__(staged_block_size)
         }
         const index64 long_row_index = first_row + t;
         for (int long_rhs = 0; long_rhs < num_rhs; ++long_rhs) {
-            V sum = strided_row_sum<entries_in_flight<num_rhs>>(
+            V sum = strided_row_sum<entries_in_flight<rhs_slots>>(
                 row_ptrs[long_row_index] + index64{threadIdx.x}, index64{row_ptrs[long_row_index + 1]},
                 index64{staged_block_size}, values, col_idxs,
                 [&](I col) { return b[col * b_stride + long_rhs]; });
@@ -172,19 +143,13 @@ __global__ void __launch_bounds__(staged_block_size)
     }
 }
 
-/// Whether larch_spmv runs spmv_staged_kernel for `num_rhs` right-hand sides: 1..32, a power of two.
-bool uses_staged_kernel(index64 num_rhs)
-{
-    return num_rhs >= 1 && num_rhs <= max_subwarp_size && (num_rhs & (num_rhs - 1)) == 0;
-}
-
-/// Whether the automatic choice keeps larch's kernel on large matrices: every staged count of right-hand
-/// sides but one, and one on rows of at most 21 nonzeros on average (the longest measured faster than
-/// cuSPARSE there: 1.26x on the 3D Laplace of 7, 1.1x on an FEM-like matrix of 21 on the H200).
+/// Whether the automatic choice keeps larch's kernel on large matrices: every count of right-hand sides
+/// but one, and one on rows of at most 21 nonzeros on average (the longest measured faster than cuSPARSE
+/// there: 1.26x on the 3D Laplace of 7, 1.1x on an FEM-like matrix of 21 on the H200).
 bool staged_kernel_beats_vendor(index64 num_rhs, index64 average_row_nnz)
 {
     constexpr index64 longest_rows_measured_faster = 21;
-    return uses_staged_kernel(num_rhs) && (num_rhs > 1 || average_row_nnz <= longest_rows_measured_faster);
+    return num_rhs > 1 || average_row_nnz <= longest_rows_measured_faster;
 }
 
 /// The average row length larch_spmv sizes its kernels by (rounded up).
@@ -207,41 +172,39 @@ void larch_spmv(const DefaultExecutor&, V alpha, const matrix::Csr<V, I>& a,
     // get up to a warp. A row much longer than the average still runs correctly, only on fewer lanes than
     // it could use.
     const index64 average_row_nnz = average_row_length(a);
-    if (uses_staged_kernel(num_rhs)) {
-        // num_rhs lanes per row times one per 32 nonzeros of the average row, and at least one lane per 8
+    // Up to 32 right-hand sides per launch, each launch on the next columns of b and x.
+    for (index64 first_rhs = 0; first_rhs < num_rhs; first_rhs += max_subwarp_size) {
+        const index64 launch_rhs = std::min<index64>(num_rhs - first_rhs, max_subwarp_size);
+        // Slots: the count rounded up to a power of two (3 right-hand sides leave one lane of four idle).
+        index64 rhs_slots = 1;
+        while (rhs_slots < launch_rhs) {
+            rhs_slots *= 2;
+        }
+        // rhs_slots lanes per row times one per 32 nonzeros of the average row, and at least one lane per 8
         // of them, so that a block's rows about fill its staging (8 entries per thread) and no more. On a
         // 21-nonzero-per-row matrix of 3M rows (H200): 8 right-hand sides on 8 lanes 0.65 ms, on 32 lanes
         // 1.30 ms (the former pair kernel with one lane per 8 products); 2 of them on 2 lanes overflowed the
         // staging into global reads (1.14 ms) where 4 lanes took 0.31 ms.
         const index64 needed = std::clamp<index64>(
-            std::max(num_rhs * ceildiv(average_row_nnz, index64{32}), ceildiv(average_row_nnz, index64{8})),
-            num_rhs, max_subwarp_size);
-        dispatch_subwarp_size<1, 2, 4, 8, 16, 32>(static_cast<int>(num_rhs), [&](auto rhs_count) {
-            constexpr int staged_rhs = decltype(rhs_count)::value;
+            std::max(rhs_slots * ceildiv(average_row_nnz, index64{32}), ceildiv(average_row_nnz, index64{8})),
+            rhs_slots, max_subwarp_size);
+        dispatch_subwarp_size<1, 2, 4, 8, 16, 32>(static_cast<int>(rhs_slots), [&](auto slots) {
+            constexpr int staged_slots = decltype(slots)::value;
             dispatch_subwarp_size<1, 2, 4, 8, 16, 32>(static_cast<int>(needed), [&](auto lanes) {
                 constexpr int lanes_per_row = decltype(lanes)::value;
-                // needed >= num_rhs, so the other combinations never run and are not compiled.
-                if constexpr (lanes_per_row >= staged_rhs) {
+                // needed >= rhs_slots, so the other combinations never run and are not compiled.
+                if constexpr (lanes_per_row >= staged_slots) {
                     constexpr index64 rows_per_block = staged_block_size / lanes_per_row;
-                    spmv_staged_kernel<lanes_per_row, staged_rhs>
+                    spmv_staged_kernel<lanes_per_row, staged_slots>
                         <<<static_cast<unsigned>(ceildiv(rows, rows_per_block)), staged_block_size>>>(
-                            rows, alpha, a.get_const_row_ptrs(), a.get_const_col_idxs(), a.get_const_values(),
-                            b.get_const_values(), b.get_stride(), beta, x.get_values(), x.get_stride());
+                            rows, static_cast<int>(launch_rhs), alpha, a.get_const_row_ptrs(),
+                            a.get_const_col_idxs(), a.get_const_values(), b.get_const_values() + first_rhs,
+                            b.get_stride(), beta, x.get_values() + first_rhs, x.get_stride());
                     LARCH_LAUNCH_CHECK("csr::spmv_staged_kernel");
                 }
             });
         });
-        return;
     }
-    const int needed = static_cast<int>(std::min<index64>(average_row_nnz, max_subwarp_size));
-    dispatch_subwarp_size<2, 4, 8, 16, 32>(needed, [&](auto subwarp) {
-        constexpr int subwarp_size = decltype(subwarp)::value;
-        spmv_kernel<subwarp_size><<<num_blocks_for(rows * subwarp_size), default_block_size>>>(
-            rows, num_rhs, alpha, a.get_const_row_ptrs(), a.get_const_col_idxs(),
-            a.get_const_values(), b.get_const_values(), b.get_stride(), beta, x.get_values(),
-            x.get_stride());
-        LARCH_LAUNCH_CHECK("csr::spmv_kernel");
-    });
 }
 
 // ---- conversions: one thread per row unless said otherwise ----------------------------------------
@@ -400,7 +363,7 @@ void spmv(const DefaultExecutor& exec, V alpha, const matrix::Csr<V, I>& a,
             // The faster one as measured: larch's kernel below 2^23 nonzeros (2-3.5x faster than a cuSPARSE
             // call on the real matrices of 2e4-3e5 nonzeros, where the call's fixed cost dominates; H100,
             // benchmark/results/spmv_h100.md). From there on larch's staged kernel where
-            // staged_kernel_beats_vendor says so (several right-hand sides in a power of two: 8 of them 4.5x
+            // staged_kernel_beats_vendor says so (several right-hand sides: 8 of them 4.5x
             // cuSPARSE's SpMM on the FEM-like matrix, 4.0x on the 3D Laplace; one on rows of at most 21
             // nonzeros: 1.10-1.26x; H200, spmv_columns_h200.json), cuSPARSE otherwise. HIP has only larch's
             // kernel.

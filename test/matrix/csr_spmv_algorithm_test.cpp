@@ -38,7 +38,8 @@ struct CsrWith {
 };
 
 /// Every number of lanes per row the larch kernel picks (1 to 32, from the average row length and the
-/// number of right-hand sides), with each of the standard apply cases and 8, 16 and 32 right-hand sides.
+/// number of right-hand sides), with each of the standard apply cases and 5 (slots of 8, three idle), 8, 16,
+/// 32 and 40 (two launches: 32 and 8) right-hand sides.
 template <typename Matrix>
 void expect_every_subwarp_size_matches_reference(const std::shared_ptr<const larch::Executor>& exec,
                                                  std::uint32_t seed)
@@ -51,9 +52,11 @@ void expect_every_subwarp_size_matches_reference(const std::shared_ptr<const lar
         const auto data = larch::test::generate_random_matrix_data<V, std::int32_t>(
             dim2{257, 300}, {0, max_row_nnz}, seed);
         auto cases = larch::test::standard_apply_cases(seed + 100);
+        cases.push_back({5, 1.0, 0.0, 0, seed + 198});
         cases.push_back({8, 1.0, 0.0, 0, seed + 200});
         cases.push_back({16, -0.5, 2.0, 3, seed + 202});
         cases.push_back({32, 1.0, 0.0, 1, seed + 204});
+        cases.push_back({40, 0.5, -1.0, 2, seed + 206});
         for (const auto& test_case : cases) {
             larch::test::expect_apply_matches_reference<Matrix>(exec, data, test_case);
         }
@@ -81,8 +84,8 @@ TEST_P(CsrSpmvAlgorithmOnEveryExecutor, LarchKernelSumsTheLongRowsOfAMatrixOfSho
     LARCH_EXECUTOR_OR_SKIP(exec, GetParam());
     // About 2 entries per row on average (the kernel for short rows), with an arrow's dense last row, which
     // overflows its block's staging, and a row of 300 entries in a staged block: both longer than one
-    // thread should sum alone. Besides the standard cases, 2, 8 and 32 right-hand sides (2, 8 and 32 lanes
-    // per row on rows of 1 to 2,000 entries; padded rows of b and x once).
+    // thread should sum alone. Besides the standard cases, 2, 8, 32 and 37 right-hand sides (2, 8 and 32
+    // lanes per row on rows of 1 to 2,000 entries; 37 in launches of 32 and 5; padded rows of b and x).
     constexpr std::int32_t n = 2000;
     const auto values = larch::test::generate_random_values<double>(dim2{3 * n, 1}, 1010);
     larch::matrix_data<double, std::int32_t> data{dim2{n, n}};
@@ -99,6 +102,7 @@ TEST_P(CsrSpmvAlgorithmOnEveryExecutor, LarchKernelSumsTheLongRowsOfAMatrixOfSho
     cases.push_back({8, -1.5, 0.5, 3, 1023});
     cases.push_back({8, 1.0, 0.0, 0, 1025});
     cases.push_back({32, 2.0, -1.0, 0, 1027});
+    cases.push_back({37, 1.0, 0.0, 1, 1029});
     for (const auto& test_case : cases) {
         larch::test::expect_apply_matches_reference<CsrWith<double, CsrSpmvAlgorithm::larch>>(exec, data, test_case);
     }
