@@ -10,6 +10,7 @@
 #include "core/matrix/dense_kernels.hpp"
 #include "cuda/base/runtime.hpp"
 #include "cuda/matrix/csr_cusparse.cuh"
+#include "cuda/matrix/csr_spmv_cache.cuh"
 #include "larch/base/array.hpp"
 
 namespace larch {
@@ -96,58 +97,36 @@ template <typename Descriptor>
 using DnMatGuard = DescriptorGuard<Descriptor, cusparseConstDnMatDescr_t, cusparseDestroyDnMat>;
 
 /**
- * What one Csr's cuSPARSE products keep between calls (Csr::get_spmv_cache): the matrix descriptor, and
+ * What one Csr's cuSPARSE products keep between calls (CsrSpmvCache::vendor): the matrix descriptor, and
  * the workspaces of cusparseSpMV, which holds the preprocessing of the pattern (done once, so the row
- * partition is not recomputed per product), and of cusparseSpMM (kept at the largest size asked for). Valid
- * for the arrays and the device it was made for; another Csr (a copy) or device makes its own.
+ * partition is not recomputed per product), and of cusparseSpMM (kept at the largest size asked for).
  */
 struct CusparseCache {
-    CusparseCache(const CudaExecutor& exec, const void* values, const void* col_idxs, const void* row_ptrs)
-        : device{exec.get_device_id()},
-          values{values},
-          col_idxs{col_idxs},
-          row_ptrs{row_ptrs},
-          spmv_workspace{exec.shared_from_this()},
-          spmm_workspace{exec.shared_from_this()}
+    explicit CusparseCache(const CudaExecutor& exec)
+        : spmv_workspace{exec.shared_from_this()}, spmm_workspace{exec.shared_from_this()}
     {}
 
-    bool fits(int other_device, const void* other_values, const void* other_col_idxs,
-              const void* other_row_ptrs) const
-    {
-        return device == other_device && values == other_values && col_idxs == other_col_idxs &&
-               row_ptrs == other_row_ptrs;
-    }
-
-    int device;
-    const void* values;
-    const void* col_idxs;
-    const void* row_ptrs;
     SpMatGuard matrix;
     array<char> spmv_workspace;
     bool spmv_preprocessed = false;
     array<char> spmm_workspace;
-    /// Concurrent applies of one matrix use one descriptor and workspace: one at a time.
-    std::mutex mutex;
 };
 
-/// The cache of `a` on `exec`, made (with its descriptor) where `a` has none or one for other arrays.
+/// The cuSPARSE state of `a` in `cache` (made with its descriptor on first use); the caller holds
+/// cache.vendor_mutex.
 template <typename V, typename I>
-std::shared_ptr<CusparseCache> get_cache(const CudaExecutor& exec, const matrix::Csr<V, I>& a)
+CusparseCache& vendor_state(const CudaExecutor& exec, const matrix::Csr<V, I>& a, CsrSpmvCache& cache)
 {
-    auto cache = std::static_pointer_cast<CusparseCache>(a.get_spmv_cache());
-    if (cache && cache->fits(exec.get_device_id(), a.get_const_values(), a.get_const_col_idxs(),
-                             a.get_const_row_ptrs())) {
-        return cache;
+    if (!cache.vendor) {
+        auto state = std::make_shared<CusparseCache>(exec);
+        const auto size = a.get_size();
+        LARCH_CUSPARSE_CHECK(cusparseCreateConstCsr(
+            state->matrix.out(), size.rows, size.cols, a.get_num_stored_elements(), a.get_const_row_ptrs(),
+            a.get_const_col_idxs(), a.get_const_values(), index_type_of<I>(), index_type_of<I>(),
+            CUSPARSE_INDEX_BASE_ZERO, value_type_of<V>()));
+        cache.vendor = state;
     }
-    cache = std::make_shared<CusparseCache>(exec, a.get_const_values(), a.get_const_col_idxs(),
-                                            a.get_const_row_ptrs());
-    const auto size = a.get_size();
-    LARCH_CUSPARSE_CHECK(cusparseCreateConstCsr(
-        cache->matrix.out(), size.rows, size.cols, a.get_num_stored_elements(), a.get_const_row_ptrs(),
-        a.get_const_col_idxs(), a.get_const_values(), index_type_of<I>(), index_type_of<I>(),
-        CUSPARSE_INDEX_BASE_ZERO, value_type_of<V>()));
-    a.set_spmv_cache(cache);
-    return cache;
+    return *std::static_pointer_cast<CusparseCache>(cache.vendor);
 }
 
 /// The SpMV path: one right-hand side, both vectors contiguous. The first call on a cache sizes its
@@ -226,12 +205,13 @@ void cusparse_spmv(const CudaExecutor& exec, V alpha, const matrix::Csr<V, I>& a
         return;
     }
     const auto handle = get_handle(exec.get_device_id());
-    const auto cache = get_cache(exec, a);
-    std::lock_guard<std::mutex> lock{cache->mutex};
+    const auto cache = spmv_cache_of(exec, a);
+    std::lock_guard<std::mutex> lock{cache->vendor_mutex};
+    auto& state = vendor_state(exec, a, *cache);
     if (num_rhs == 1 && b.get_stride() == 1 && x.get_stride() == 1) {
-        run_spmv(handle, *cache, &alpha, b, &beta, x);
+        run_spmv(handle, state, &alpha, b, &beta, x);
     } else {
-        run_spmm(handle, *cache, &alpha, b, &beta, x);
+        run_spmm(handle, state, &alpha, b, &beta, x);
     }
 }
 

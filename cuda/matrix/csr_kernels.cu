@@ -1,6 +1,7 @@
 // Device kernels of matrix::Csr: larch's SpMV (rows staged in shared memory by their block, up to 32
-// right-hand sides per launch; lanes per row sized from the average row length), the dispatch to cuSPARSE,
-// and the conversions to COO, ELL and Dense and the transpose.
+// right-hand sides per launch, FEM nodes of rows with one pattern taken together; lanes sized from the
+// average row length), the dispatch to cuSPARSE, and the conversions to COO, ELL and Dense and the
+// transpose.
 #include <cstdint>
 
 #include "core/components/prefix_sum_kernels.hpp"
@@ -11,6 +12,7 @@
 #include "cuda/components/reduction.cuh"
 #include "cuda/components/row_products.cuh"
 #include "cuda/components/warp.cuh"
+#include "cuda/matrix/csr_spmv_cache.cuh"
 #if !defined(__HIP__)
 #include "cuda/matrix/csr_cusparse.cuh"
 #endif
@@ -45,38 +47,52 @@ constexpr int staged_loads_per_thread = static_cast<int>(staged_capacity / stage
 /// entries, milliseconds).
 constexpr index64 long_row_entries_per_lane = 64;
 
+/// Rows per node that the SpMV looks for (FEM matrices with 2, 3 or 4 unknowns per node), and the most.
+constexpr int smallest_node_rows = 2;
+constexpr int largest_node_rows = 4;
+
 /**
  * num_rhs <= rhs_slots right-hand sides, rhs_slots a power of two up to 32 ("CSR-stream"): a block takes
- * staged_block_size / lanes_per_row consecutive rows, copies their nonzeros (values and column indices,
- * contiguous in CSR) to shared memory with coalesced loads of the whole block, then each row's lanes_per_row
- * lanes sum it from there. Lane l takes right-hand side l % rhs_slots of every (lanes_per_row / rhs_slots)-th
- * entry from the (l / rhs_slots)-th, so consecutive lanes read consecutive entries of one row of b, and the
- * lanes of one right-hand side add up by shuffles; lanes of a slot beyond num_rhs sum nothing. A sub-warp per
- * row reading global memory leaves each lane a chain of dependent loads (column index, then b): a 3D
- * FEM-like matrix of 21 nonzeros per row ran at 31% of copy bandwidth that way on the H200, 61% staged; with
- * 8 right-hand sides 1.30 ms per SpMV that way, 0.65-0.70 ms staged. A block whose rows hold more than
- * staged_capacity nonzeros reads them from global memory; rows longer than long_row_entries_per_lane
- * entries per lane of their right-hand side are summed by the whole block, one after the other.
+ * staged_block_size / lanes_per_node consecutive nodes of node_rows rows each, copies their nonzeros (values
+ * and column indices, contiguous in CSR) to shared memory with coalesced loads of the whole block, then each
+ * node's lanes_per_node lanes sum it from there. Lane l takes right-hand side l % rhs_slots of every
+ * (lanes_per_node / rhs_slots)-th entry from the (l / rhs_slots)-th, so consecutive lanes read consecutive
+ * entries of one row of b, and the lanes of one right-hand side add up by shuffles; lanes of a slot beyond
+ * num_rhs sum nothing. A sub-warp per row reading global memory leaves each lane a chain of dependent loads
+ * (column index, then b): a 3D FEM-like matrix of 21 nonzeros per row ran at 31% of copy bandwidth that way
+ * on the H200, 61% staged; with 8 right-hand sides 1.30 ms per SpMV that way, 0.65-0.70 ms staged.
+ *
+ * A node is one row, or node_rows consecutive rows with one pattern (the unknowns of one FEM node; see
+ * find_node_rows), whose lanes gather each operand once for all its rows (strided_node_sums): that FEM-like
+ * matrix, with 3 unknowns per node, took 0.44 ms per SpMV of 8 right-hand sides instead of 0.70, 1.18 ms
+ * of 32 instead of 2.58 (H200). node_rows is a template parameter: as a run-time bound of 4 the node's sums
+ * took 48 registers instead of 32 for nodes of 3.
+ *
+ * A block whose rows hold more than staged_capacity nonzeros reads them from global memory; rows longer than
+ * long_row_entries_per_lane entries per lane of their right-hand side are summed by the whole block, one
+ * after the other.
  */
-template <int lanes_per_row, int rhs_slots, typename V, typename I>
+template <int lanes_per_node, int rhs_slots, int node_rows, typename V, typename I>
 __global__ void __launch_bounds__(staged_block_size)
     spmv_staged_kernel(index64 rows, int num_rhs, V alpha, const I* __restrict__ row_ptrs,
                        const I* __restrict__ col_idxs, const V* __restrict__ values, const V* __restrict__ b,
                        index64 b_stride, V beta, V* __restrict__ x, index64 x_stride)
 {
-    static_assert(rhs_slots <= lanes_per_row, "every right-hand side needs a lane of the row");
-    constexpr int rows_per_block = staged_block_size / lanes_per_row;
-    constexpr int lanes_per_rhs = lanes_per_row / rhs_slots;
+    static_assert(rhs_slots <= lanes_per_node, "every right-hand side needs a lane of the node");
+    constexpr int nodes_per_block = staged_block_size / lanes_per_node;
+    constexpr int lanes_per_rhs = lanes_per_node / rhs_slots;
     __shared__ V staged_values[staged_capacity];
     __shared__ I staged_cols[staged_capacity];
-    __shared__ bool long_rows[rows_per_block];
-    const index64 first_row = index64{blockIdx.x} * rows_per_block;
-    const index64 end_row = first_row + rows_per_block < rows ? first_row + rows_per_block : rows;
-    const int local_row = static_cast<int>(threadIdx.x) / lanes_per_row;
-    const int lane = static_cast<int>(threadIdx.x) % lanes_per_row;
+    __shared__ bool long_nodes[nodes_per_block];
+    const index64 first_row = index64{blockIdx.x} * nodes_per_block * node_rows;
+    const index64 end_row =
+        first_row + nodes_per_block * node_rows < rows ? first_row + nodes_per_block * node_rows : rows;
+    const int local_node = static_cast<int>(threadIdx.x) / lanes_per_node;
+    const int lane = static_cast<int>(threadIdx.x) % lanes_per_node;
     const int rhs = lane % rhs_slots;
     const int first_entry = lane / rhs_slots;
-    const index64 row = first_row + local_row;
+    // The node's first row (its rows divide `rows`, so all of them exist where it does).
+    const index64 row = first_row + index64{local_node} * node_rows;
     // The row's own bounds are loaded before the staging, so that their loads overlap.
     const index64 row_begin = row < rows ? row_ptrs[row] : 0;
     const index64 row_end = row < rows ? row_ptrs[row + 1] : 0;
@@ -93,9 +109,10 @@ __global__ void __launch_bounds__(staged_block_size)
             }
         }
     }
-    const bool long_row = row_end - row_begin > long_row_entries_per_lane * lanes_per_rhs;
+    const index64 row_length = row_end - row_begin;
+    const bool long_node = row_length > long_row_entries_per_lane * lanes_per_rhs;
     if (lane == 0) {
-        long_rows[local_row] = long_row;
+        long_nodes[local_node] = long_node;
     }
     __syncthreads();
     const auto write = [&](index64 out_row, int out_rhs, V sum) {
@@ -103,44 +120,131 @@ __global__ void __launch_bounds__(staged_block_size)
         // beta == 0 must not read x: it may hold NaN or uninitialized memory.
         result = beta == V{0} ? alpha * sum : alpha * sum + beta * result;
     };
-    // The condition is the same on all lanes of a row, so the row's shuffles stay complete.
-    if (row < rows && !long_row) {
+    // The condition is the same on all lanes of a node, so the node's shuffles stay complete.
+    if (row < rows && !long_node) {
         const auto entry_of_b = [&](I col) { return b[col * b_stride + rhs]; };
         constexpr int in_flight = entries_in_flight<rhs_slots>;
         // A lane of an unused slot sums an empty range (and still takes part in the shuffles).
-        const index64 row_length = rhs < num_rhs ? row_end - row_begin : 0;
-        V sum = staged ? strided_row_sum<in_flight>(row_begin - begin + first_entry,
-                                                    row_begin - begin + row_length, index64{lanes_per_rhs},
-                                                    staged_values, staged_cols, entry_of_b)
-                       : strided_row_sum<in_flight>(row_begin + first_entry, row_begin + row_length,
-                                                    index64{lanes_per_rhs}, values, col_idxs, entry_of_b);
-        // Lanes l and l ^ offset hold the same right-hand side for every offset >= rhs_slots.
-        for (int offset = lanes_per_row / 2; offset >= rhs_slots; offset /= 2) {
-            sum += warp::shuffle_xor<lanes_per_row>(sum, offset);
+        const index64 summed_length = rhs_slots == 1 || rhs < num_rhs ? row_length : 0;
+        V sums[node_rows] = {};
+        if (staged) {
+            strided_node_sums<in_flight>(row_begin - begin + first_entry, row_begin - begin + summed_length,
+                                         index64{lanes_per_rhs}, row_length, staged_values, staged_cols,
+                                         entry_of_b, sums);
+        } else {
+            strided_node_sums<in_flight>(row_begin + first_entry, row_begin + summed_length,
+                                         index64{lanes_per_rhs}, row_length, values, col_idxs, entry_of_b,
+                                         sums);
         }
-        if (lane < num_rhs) {
-            write(row, rhs, sum);
-        }
-    }
-    if (!__syncthreads_or(long_row)) {
-        return;
-    }
-    for (int t = 0; t < rows_per_block; ++t) {
-        if (!long_rows[t]) {
-            continue;  // uniform over the block: every thread reads the same flag
-        }
-        const index64 long_row_index = first_row + t;
-        for (int long_rhs = 0; long_rhs < num_rhs; ++long_rhs) {
-            V sum = strided_row_sum<entries_in_flight<rhs_slots>>(
-                row_ptrs[long_row_index] + index64{threadIdx.x}, index64{row_ptrs[long_row_index + 1]},
-                index64{staged_block_size}, values, col_idxs,
-                [&](I col) { return b[col * b_stride + long_rhs]; });
-            sum = block_all_reduce<staged_block_size>(sum, warp::Sum{});
-            if (threadIdx.x == 0) {
-                write(long_row_index, long_rhs, sum);
+#pragma unroll
+        for (int j = 0; j < node_rows; ++j) {
+            // Lanes l and l ^ offset hold the same right-hand side for every offset >= rhs_slots.
+            for (int offset = lanes_per_node / 2; offset >= rhs_slots; offset /= 2) {
+                sums[j] += warp::shuffle_xor<lanes_per_node>(sums[j], offset);
+            }
+            if (lane < num_rhs) {
+                write(row + j, rhs, sums[j]);
             }
         }
     }
+    if (!__syncthreads_or(long_node)) {
+        return;
+    }
+    for (int t = 0; t < nodes_per_block; ++t) {
+        if (!long_nodes[t]) {
+            continue;  // uniform over the block: every thread reads the same flag
+        }
+        for (int j = 0; j < node_rows; ++j) {
+            const index64 long_row = first_row + index64{t} * node_rows + j;
+            for (int long_rhs = 0; long_rhs < num_rhs; ++long_rhs) {
+                V sum = strided_row_sum<entries_in_flight<rhs_slots>>(
+                    row_ptrs[long_row] + index64{threadIdx.x}, index64{row_ptrs[long_row + 1]},
+                    index64{staged_block_size}, values, col_idxs,
+                    [&](I col) { return b[col * b_stride + long_rhs]; });
+                sum = block_all_reduce<staged_block_size>(sum, warp::Sum{});
+                if (threadIdx.x == 0) {
+                    write(long_row, long_rhs, sum);
+                }
+            }
+        }
+    }
+}
+
+/**
+ * Clears bit k of *node_sizes (k = smallest_node_rows..largest_node_rows) where `row` does not repeat the
+ * pattern (length and column indices) of the first row of its aligned group of k rows.
+ */
+template <typename I>
+__global__ void find_rows_off_their_node(index64 rows, const I* __restrict__ row_ptrs,
+                                         const I* __restrict__ col_idxs, unsigned* __restrict__ node_sizes)
+{
+    const index64 row = index64{blockIdx.x} * blockDim.x + threadIdx.x;
+    if (row >= rows) {
+        return;
+    }
+    const index64 begin = row_ptrs[row];
+    const index64 length = row_ptrs[row + 1] - begin;
+    unsigned mismatches = 0;
+    for (int k = smallest_node_rows; k <= largest_node_rows; ++k) {
+        const index64 first = row - row % k;
+        const index64 first_begin = row_ptrs[first];
+        bool same = row_ptrs[first + 1] - first_begin == length;
+        for (index64 e = 0; same && e < length; ++e) {
+            same = col_idxs[first_begin + e] == col_idxs[begin + e];
+        }
+        mismatches |= same ? 0u : 1u << k;
+    }
+    if (mismatches != 0) {
+        atomicAnd(node_sizes, ~mismatches);
+    }
+}
+
+/**
+ * The rows per node of `a`: the largest k in smallest_node_rows..largest_node_rows that divides the row
+ * count and such that every aligned group of k rows shares one pattern; 1 where there is none. Found once
+ * per matrix (a pass over the pattern and one read back) and kept in its SpMV cache.
+ */
+template <typename V, typename I>
+int find_node_rows(const DefaultExecutor& exec, const matrix::Csr<V, I>& a)
+{
+    const auto cache = spmv_cache_of(exec, a);
+    const int known = cache->node_rows.load();
+    if (known != 0) {
+        return known;
+    }
+    const index64 rows = a.get_size().rows;
+    unsigned candidates = 0;
+    for (int k = smallest_node_rows; k <= largest_node_rows; ++k) {
+        candidates |= rows > 0 && rows % k == 0 ? 1u << k : 0u;
+    }
+    int node_rows = 1;
+    if (candidates != 0) {
+        array<unsigned> node_sizes{exec.shared_from_this(), {candidates}};
+        find_rows_off_their_node<<<num_blocks_for(rows), default_block_size>>>(
+            rows, a.get_const_row_ptrs(), a.get_const_col_idxs(), node_sizes.get_data());
+        LARCH_LAUNCH_CHECK("csr::find_rows_off_their_node");
+        const unsigned found = node_sizes.copy_to_host()[0];
+        for (int k = smallest_node_rows; k <= largest_node_rows; ++k) {
+            node_rows = found & (1u << k) ? k : node_rows;
+        }
+    }
+    cache->node_rows.store(node_rows);
+    return node_rows;
+}
+
+/// Launches spmv_staged_kernel<lanes_per_node, rhs_slots, node_rows> on the columns of b and x from
+/// first_rhs on.
+template <int lanes_per_node, int rhs_slots, int node_rows, typename V, typename I>
+void launch_staged_kernel(index64 first_rhs, int num_rhs, V alpha, const matrix::Csr<V, I>& a,
+                          const matrix::Dense<V>& b, V beta, matrix::Dense<V>& x)
+{
+    const index64 rows = a.get_size().rows;
+    constexpr index64 rows_per_block = staged_block_size / lanes_per_node * node_rows;
+    spmv_staged_kernel<lanes_per_node, rhs_slots, node_rows>
+        <<<static_cast<unsigned>(ceildiv(rows, rows_per_block)), staged_block_size>>>(
+            rows, num_rhs, alpha, a.get_const_row_ptrs(), a.get_const_col_idxs(), a.get_const_values(),
+            b.get_const_values() + first_rhs, b.get_stride(), beta, x.get_values() + first_rhs, x.get_stride());
+    LARCH_LAUNCH_CHECK("csr::spmv_staged_kernel");
 }
 
 /// Whether the automatic choice keeps larch's kernel on large matrices: every count of right-hand sides
@@ -160,7 +264,7 @@ index64 average_row_length(const matrix::Csr<V, I>& a)
 }
 
 template <typename V, typename I>
-void larch_spmv(const DefaultExecutor&, V alpha, const matrix::Csr<V, I>& a,
+void larch_spmv(const DefaultExecutor& exec, V alpha, const matrix::Csr<V, I>& a,
                 const matrix::Dense<V>& b, V beta, matrix::Dense<V>& x)
 {
     const index64 rows = a.get_size().rows;
@@ -168,39 +272,57 @@ void larch_spmv(const DefaultExecutor&, V alpha, const matrix::Csr<V, I>& a,
     if (rows == 0 || num_rhs == 0) {
         return;
     }
-    // Lanes per row sized from the average row length ("CSR-smart"): short rows waste no lanes, long rows
+    // Lanes per node sized from the average row length ("CSR-smart"): short rows waste no lanes, long rows
     // get up to a warp. A row much longer than the average still runs correctly, only on fewer lanes than
     // it could use.
     const index64 average_row_nnz = average_row_length(a);
+    // Nodes of several rows serve several right-hand sides (measured there; one right-hand side gathers
+    // little, and the search would cost the first product of every matrix a read back).
+    const int node_rows = num_rhs > 1 ? find_node_rows(exec, a) : 1;
     // Up to 32 right-hand sides per launch, each launch on the next columns of b and x.
     for (index64 first_rhs = 0; first_rhs < num_rhs; first_rhs += max_subwarp_size) {
         const index64 launch_rhs = std::min<index64>(num_rhs - first_rhs, max_subwarp_size);
+        const int launch_node_rows = launch_rhs > 1 ? node_rows : 1;
         // Slots: the count rounded up to a power of two (3 right-hand sides leave one lane of four idle).
         index64 rhs_slots = 1;
         while (rhs_slots < launch_rhs) {
             rhs_slots *= 2;
         }
-        // rhs_slots lanes per row times one per 32 nonzeros of the average row, and at least one lane per 8
-        // of them, so that a block's rows about fill its staging (8 entries per thread) and no more. On a
-        // 21-nonzero-per-row matrix of 3M rows (H200): 8 right-hand sides on 8 lanes 0.65 ms, on 32 lanes
-        // 1.30 ms (the former pair kernel with one lane per 8 products); 2 of them on 2 lanes overflowed the
-        // staging into global reads (1.14 ms) where 4 lanes took 0.31 ms.
+        // rhs_slots lanes per node times one per 32 nonzeros of the average row, and at least one lane per 8
+        // nonzeros of the node, so that a block's nodes about fill its staging (8 entries per thread) and no
+        // more. On a 21-nonzero-per-row matrix of 3M rows (H200), rows one by one: 8 right-hand sides on 8
+        // lanes 0.65 ms, on 32 lanes 1.30 ms (the former pair kernel with one lane per 8 products); 2 of them
+        // on 2 lanes overflowed the staging into global reads (1.14 ms) where 4 lanes took 0.31 ms.
+        const index64 node_nnz = launch_node_rows * average_row_nnz;
         const index64 needed = std::clamp<index64>(
-            std::max(rhs_slots * ceildiv(average_row_nnz, index64{32}), ceildiv(average_row_nnz, index64{8})),
-            rhs_slots, max_subwarp_size);
+            std::max(rhs_slots * ceildiv(average_row_nnz, index64{32}), ceildiv(node_nnz, index64{8})), rhs_slots,
+            max_subwarp_size);
         dispatch_subwarp_size<1, 2, 4, 8, 16, 32>(static_cast<int>(rhs_slots), [&](auto slots) {
             constexpr int staged_slots = decltype(slots)::value;
             dispatch_subwarp_size<1, 2, 4, 8, 16, 32>(static_cast<int>(needed), [&](auto lanes) {
-                constexpr int lanes_per_row = decltype(lanes)::value;
-                // needed >= rhs_slots, so the other combinations never run and are not compiled.
-                if constexpr (lanes_per_row >= staged_slots) {
-                    constexpr index64 rows_per_block = staged_block_size / lanes_per_row;
-                    spmv_staged_kernel<lanes_per_row, staged_slots>
-                        <<<static_cast<unsigned>(ceildiv(rows, rows_per_block)), staged_block_size>>>(
-                            rows, static_cast<int>(launch_rhs), alpha, a.get_const_row_ptrs(),
-                            a.get_const_col_idxs(), a.get_const_values(), b.get_const_values() + first_rhs,
-                            b.get_stride(), beta, x.get_values() + first_rhs, x.get_stride());
-                    LARCH_LAUNCH_CHECK("csr::spmv_staged_kernel");
+                constexpr int lanes_per_node = decltype(lanes)::value;
+                // needed >= rhs_slots, and nodes of several rows come with several right-hand sides, so the
+                // other combinations never run and are not compiled.
+                if constexpr (lanes_per_node >= staged_slots) {
+                    const auto launch = [&](auto rows_of_node) {
+                        launch_staged_kernel<lanes_per_node, staged_slots, decltype(rows_of_node)::value>(
+                            first_rhs, static_cast<int>(launch_rhs), alpha, a, b, beta, x);
+                    };
+                    if (launch_node_rows == 1) {
+                        launch(std::integral_constant<int, 1>{});
+                    } else if constexpr (staged_slots > 1) {
+                        static_assert(smallest_node_rows == 2 && largest_node_rows == 4, "one case per size");
+                        switch (launch_node_rows) {
+                            case 2:
+                                launch(std::integral_constant<int, 2>{});
+                                break;
+                            case 3:
+                                launch(std::integral_constant<int, 3>{});
+                                break;
+                            default:
+                                launch(std::integral_constant<int, 4>{});
+                        }
+                    }
                 }
             });
         });

@@ -4,6 +4,7 @@
 // and ignore the choice.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cstdint>
 #include <memory>
 #include <string>
@@ -122,12 +123,15 @@ TEST_P(CsrSpmvAlgorithmOnEveryExecutor, VendorKernelMatchesReference)
     expect_every_subwarp_size_matches_reference<DoubleCsr>(exec, 920);
 }
 
-/// A 300 x 300 matrix of small integers (up to 5 entries a row) and x = A b for b(i, j) = (i + 3 j) % 7 - 3
-/// computed on the host: every product and sum is exact, so any executor must give these bits.
+/// A matrix of small integers and x = A b for b(i, j) = (i + 3 j) % 7 - 3 computed on the host: every
+/// product and sum is exact, so any executor must give these bits.
 struct IntegerProblem {
-    larch::matrix_data<double, std::int32_t> data{dim2{300, 300}};
+    larch::matrix_data<double, std::int32_t> data;
 
-    explicit IntegerProblem(int shift)
+    explicit IntegerProblem(larch::matrix_data<double, std::int32_t> matrix) : data{std::move(matrix)} {}
+
+    /// 300 x 300, up to 5 entries a row.
+    explicit IntegerProblem(int shift) : data{dim2{300, 300}}
     {
         for (std::int32_t row = 0; row < 300; ++row) {
             for (std::int32_t k = 0; k < 1 + row % 5; ++k) {
@@ -139,8 +143,8 @@ struct IntegerProblem {
 
     std::vector<double> b(larch::size_type cols) const
     {
-        std::vector<double> values(300 * cols);
-        for (larch::size_type i = 0; i < 300; ++i) {
+        std::vector<double> values(data.size.cols * cols);
+        for (larch::size_type i = 0; i < data.size.cols; ++i) {
             for (larch::size_type j = 0; j < cols; ++j) {
                 values[i * cols + j] = double((i + 3 * j) % 7) - 3;
             }
@@ -151,7 +155,7 @@ struct IntegerProblem {
     std::vector<double> x(larch::size_type cols) const
     {
         const auto b_values = b(cols);
-        std::vector<double> values(300 * cols, 0.0);
+        std::vector<double> values(data.size.rows * cols, 0.0);
         for (const auto& e : data.entries) {
             for (larch::size_type j = 0; j < cols; ++j) {
                 values[e.row * cols + j] += e.value * b_values[e.col * cols + j];
@@ -159,7 +163,120 @@ struct IntegerProblem {
         }
         return values;
     }
+
+    /// Checks matrix.apply(b, x) with `cols` columns on matrix's executor against x(cols).
+    void expect_product(const Csr<double>& matrix, larch::size_type cols) const
+    {
+        SCOPED_TRACE(std::to_string(cols) + " column(s)");
+        const auto exec = matrix.get_executor();
+        auto b_dense = larch::matrix::Dense<double>::create(exec, dim2{data.size.cols, cols}, b(cols));
+        auto x_dense = larch::matrix::Dense<double>::create(exec, dim2{data.size.rows, cols});
+        matrix.apply(b_dense, x_dense);
+        EXPECT_EQ(x_dense->copy_to_host(), x(cols));
+    }
 };
+
+/// `nodes` nodes of node_rows unknowns on a chain, each node coupled with those up to 2 away (small
+/// integers): every aligned group of node_rows rows shares one pattern, as in an FEM matrix.
+larch::matrix_data<double, std::int32_t> node_chain(std::int32_t node_rows, std::int32_t nodes)
+{
+    const auto size = static_cast<larch::size_type>(node_rows * nodes);
+    larch::matrix_data<double, std::int32_t> data{dim2{size, size}};
+    for (std::int32_t row = 0; row < node_rows * nodes; ++row) {
+        const std::int32_t node = row / node_rows;
+        for (std::int32_t other = std::max(node - 2, 0); other <= std::min(node + 2, nodes - 1); ++other) {
+            for (std::int32_t k = 0; k < node_rows; ++k) {
+                const std::int32_t col = other * node_rows + k;
+                data.entries.push_back({row, col, double((row * 5 + col * 3) % 9 - 4)});
+            }
+        }
+    }
+    return data;
+}
+
+TEST_P(CsrSpmvAlgorithmOnEveryExecutor, LarchKernelTakesTheRowsOfANodeTogether)
+{
+    LARCH_EXECUTOR_OR_SKIP(exec, GetParam());
+    // Nodes of 2, 3 and 4 rows (301 of them: each row count is divisible by its own node size only, or by
+    // 2 and 4), which several right-hand sides multiply node by node; with two nodes of long rows (every
+    // column, and 30 nodes' columns: summed by the whole block, out of global memory and staged); then the
+    // same with one row's pattern broken by an extra entry, and with one row more than the nodes hold, where
+    // rows must be taken one by one.
+    for (const std::int32_t node_rows : {2, 3, 4}) {
+        SCOPED_TRACE("nodes of " + std::to_string(node_rows) + " rows");
+        const auto nodes = node_chain(node_rows, 301);
+        auto long_rows = nodes;
+        for (std::int32_t unknown = 0; unknown < node_rows; ++unknown) {
+            for (std::int32_t col = 0; col < nodes.size.cols; ++col) {
+                long_rows.entries.push_back({100 * node_rows + unknown, col, 1.0});
+            }
+            for (std::int32_t col = 0; col < 30 * node_rows; ++col) {
+                long_rows.entries.push_back({200 * node_rows + unknown, col, -1.0});
+            }
+        }
+        long_rows.sort_row_major();
+        auto broken = nodes;
+        broken.entries.push_back({150 * node_rows + 1, 0, 2.0});
+        broken.sort_row_major();
+        auto one_more_row = nodes;
+        one_more_row.size = dim2{nodes.size.rows + 1, nodes.size.cols + 1};
+        one_more_row.entries.push_back({static_cast<std::int32_t>(nodes.size.rows),
+                                        static_cast<std::int32_t>(nodes.size.cols), 3.0});
+        for (const auto& [name, data] : {std::pair{"nodes", nodes}, std::pair{"long rows", long_rows},
+                                         std::pair{"one pattern broken", broken},
+                                         std::pair{"one row more", one_more_row}}) {
+            SCOPED_TRACE(name);
+            const IntegerProblem problem{data};
+            const auto a = CsrWith<double, CsrSpmvAlgorithm::larch>::create(exec, data);
+            for (const larch::size_type cols : {1, 2, 3, 8, 32, 37}) {
+                problem.expect_product(*a, cols);
+            }
+        }
+    }
+    // Scaled and accumulating products with padded rows of b and x, in double and float.
+    const auto nodes = node_chain(3, 301);
+    larch::matrix_data<float, std::int32_t> float_nodes{nodes.size};
+    for (const auto& entry : nodes.entries) {
+        float_nodes.entries.push_back({entry.row, entry.col, static_cast<float>(entry.value)});
+    }
+    for (const larch::test::apply_case test_case : {larch::test::apply_case{8, -1.5, 0.5, 3, 1111},
+                                                    larch::test::apply_case{5, 2.0, -1.0, 1, 1113}}) {
+        larch::test::expect_apply_matches_reference<CsrWith<double, CsrSpmvAlgorithm::larch>>(exec, nodes,
+                                                                                               test_case);
+        larch::test::expect_apply_matches_reference<CsrWith<float, CsrSpmvAlgorithm::larch>>(exec, float_nodes,
+                                                                                              test_case);
+    }
+}
+
+TEST_P(CsrSpmvAlgorithmOnEveryExecutor, LarchKernelSeesAPatternWrittenAfterAProduct)
+{
+    LARCH_EXECUTOR_OR_SKIP(exec, GetParam());
+    // The first product of 8 columns finds the nodes of 3 rows and keeps them with the matrix. Moving an
+    // entry of a node's second row to column 0 (written through get_col_idxs) must drop that: the rows of
+    // that node no longer share a pattern.
+    const IntegerProblem nodes{node_chain(3, 301)};
+    auto moved_data = nodes.data;
+    for (auto& entry : moved_data.entries) {
+        if (entry.row == 451 && entry.col == 458) {
+            entry.col = 0;
+        }
+    }
+    moved_data.sort_row_major();
+    const IntegerProblem moved{moved_data};
+    auto a = CsrWith<double, CsrSpmvAlgorithm::larch>::create(exec, nodes.data);
+    nodes.expect_product(*a, 8);
+    const auto moved_csr = Csr<double>::create(exec->get_host(), moved.data);
+    const auto size = a->get_num_stored_elements();
+    ASSERT_EQ(moved_csr->get_num_stored_elements(), size);
+    auto cols = larch::array<std::int32_t>::view(exec, size, a->get_col_idxs());
+    cols.copy_from(larch::array<std::int32_t>{exec->get_host(), moved_csr->get_const_col_idxs(),
+                                              moved_csr->get_const_col_idxs() + size});
+    auto values = larch::array<double>::view(exec, size, a->get_values());
+    values.copy_from(larch::array<double>{exec->get_host(), moved_csr->get_const_values(),
+                                          moved_csr->get_const_values() + size});
+    moved.expect_product(*a, 8);
+    moved.expect_product(*a, 3);
+}
 
 TEST_P(CsrSpmvAlgorithmOnEveryExecutor, VendorKernelKeepsItsPreparationAcrossApplies)
 {
@@ -173,16 +290,8 @@ TEST_P(CsrSpmvAlgorithmOnEveryExecutor, VendorKernelKeepsItsPreparationAcrossApp
     const IntegerProblem first{0};
     const IntegerProblem second{5};
     auto a = CsrWith<double, CsrSpmvAlgorithm::vendor>::create(exec, first.data);
-    const auto expect_product = [&](const Csr<double>& matrix, const IntegerProblem& problem,
-                                    larch::size_type cols) {
-        SCOPED_TRACE(std::to_string(cols) + " column(s)");
-        auto b = larch::matrix::Dense<double>::create(exec, dim2{300, cols}, problem.b(cols));
-        auto x = larch::matrix::Dense<double>::create(exec, dim2{300, cols});
-        matrix.apply(b, x);
-        EXPECT_EQ(x->copy_to_host(), problem.x(cols));
-    };
     for (const larch::size_type cols : {1, 3, 1}) {
-        expect_product(*a, first, cols);
+        first.expect_product(*a, cols);
     }
     // the second problem has the first one's pattern: rewrite the values in place
     const auto second_csr = Csr<double>::create(exec->get_host(), second.data);
@@ -190,10 +299,10 @@ TEST_P(CsrSpmvAlgorithmOnEveryExecutor, VendorKernelKeepsItsPreparationAcrossApp
                                              second_csr->get_const_values() + second_csr->get_num_stored_elements()};
     auto values = larch::array<double>::view(exec, a->get_num_stored_elements(), a->get_values());
     values.copy_from(second_values);
-    expect_product(*a, second, 1);
+    second.expect_product(*a, 1);
     const Csr<double> copy{*a};
-    expect_product(copy, second, 1);
-    expect_product(*a, second, 3);
+    second.expect_product(copy, 1);
+    second.expect_product(*a, 3);
 }
 
 TEST_P(CsrSpmvAlgorithmOnEveryExecutor, VendorKernelRejectsUnalignedViewsWhereItCannotRun)
