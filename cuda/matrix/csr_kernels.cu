@@ -109,8 +109,7 @@ __global__ void __launch_bounds__(staged_block_size)
             }
         }
     }
-    const index64 row_length = row_end - row_begin;
-    const bool long_node = row_length > long_row_entries_per_lane * lanes_per_rhs;
+    const bool long_node = row_end - row_begin > long_row_entries_per_lane * lanes_per_rhs;
     if (lane == 0) {
         long_nodes[local_node] = long_node;
     }
@@ -124,8 +123,9 @@ __global__ void __launch_bounds__(staged_block_size)
     if (row < rows && !long_node) {
         const auto entry_of_b = [&](I col) { return b[col * b_stride + rhs]; };
         constexpr int in_flight = entries_in_flight<rhs_slots>;
+        const index64 row_length = row_end - row_begin;
         // A lane of an unused slot sums an empty range (and still takes part in the shuffles).
-        const index64 summed_length = rhs_slots == 1 || rhs < num_rhs ? row_length : 0;
+        const index64 summed_length = rhs < num_rhs ? row_length : 0;
         V sums[node_rows] = {};
         if (staged) {
             strided_node_sums<in_flight>(row_begin - begin + first_entry, row_begin - begin + summed_length,
