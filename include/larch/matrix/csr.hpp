@@ -20,12 +20,14 @@ class Ell;
 /// Which CSR SpMV a device executor uses (host executors have one kernel each).
 enum class CsrSpmvAlgorithm {
     /// the faster of the two as measured on the H100 and H200: on CUDA larch's kernel below 2^23 nonzeros,
-    /// for 2..32 right-hand sides in a power of two, and for rows of at most 21 entries on average with one
-    /// right-hand side, cuSPARSE otherwise; larch's kernel on HIP. The choice looks at the mean row length
-    /// only: a matrix of short rows with a few very long ones (an arrow's dense row) runs far faster with
-    /// `vendor`.
+    /// for several right-hand sides, and for rows of at most 21 entries on average with one right-hand
+    /// side, cuSPARSE otherwise; larch's kernel on HIP. The choice looks at the mean row length only: a
+    /// matrix of short rows with a few very long ones (an arrow's dense row) runs far faster with `vendor`.
     automatic,
-    larch,      ///< larch's own kernel (the only one on HIP)
+    /// larch's own kernel (the only one on HIP): rows staged in shared memory, up to 32 right-hand sides per
+    /// launch; for several right-hand sides, consecutive rows in nodes of 2, 3 or 4 with one pattern (FEM
+    /// unknowns of one node; looked for once per matrix, a pass over the pattern) are multiplied together.
+    larch,
     vendor,     ///< cuSPARSE on CUDA; NotSupported on HIP
 };
 
@@ -88,10 +90,11 @@ public:
     const I* get_const_row_ptrs() const noexcept { return row_ptrs_.get_const_data(); }
 
     /**
-     * What an executor's SpMV derives from this matrix and keeps between applies (on CUDA the cuSPARSE
-     * matrix descriptor and the workspace its preprocessing lives in; on omp which consecutive rows share
-     * their column indices, a byte per row where enough do), made by the first apply that needs it; null
-     * before. For the kernels, not for users. Safe to call from concurrent applies.
+     * What an executor's SpMV derives from this matrix and keeps between applies (on CUDA and HIP the
+     * size of the nodes of rows larch's kernel multiplies together, and on CUDA the cuSPARSE matrix
+     * descriptor and the workspace its preprocessing lives in; on omp which consecutive rows share their
+     * column indices, a byte per row where enough do), made by the first apply that needs it; null before.
+     * For the kernels, not for users. Safe to call from concurrent applies.
      */
     std::shared_ptr<void> get_spmv_cache() const { return std::atomic_load(&spmv_cache_); }
     void set_spmv_cache(std::shared_ptr<void> cache) const { std::atomic_store(&spmv_cache_, std::move(cache)); }
