@@ -181,7 +181,8 @@ int main(int argc, char** argv)
         const auto seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
         const auto result = solver->get_result();
         for (larch::size_type item = 0; item < result.get_num_items(); ++item) {
-            std::cout << "item " << item << " (" << rows[item] << " rows): "
+            const std::string source = paths.empty() ? "" : paths[item] + ", ";
+            std::cout << "item " << item << " (" << source << rows[item] << " rows): "
                       << larch::batch::to_string(result.get_status(item)) << " after "
                       << result.get_iterations(item) << " iterations, true residual "
                       << result.get_residual_norm(item) << " (threshold " << result.get_threshold(item) << ")\n";
