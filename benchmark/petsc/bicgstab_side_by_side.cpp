@@ -12,6 +12,7 @@
 #include <cmath>
 #include <cstdio>
 #include <sstream>
+#include <stdexcept>
 #include <string>
 #include <vector>
 
@@ -156,6 +157,25 @@ std::string cell(const Outcome& outcome)
     return text;
 }
 
+constexpr const char* usage =
+    "usage: bicgstab_side_by_side [--executors reference,omp] [--repeat N] matrix.mtx ... [-- PETSc options]\n";
+
+/// The value of --repeat: a positive integer.
+int parse_repeat(const std::string& text)
+{
+    std::size_t end = 0;
+    int value = 0;
+    try {
+        value = std::stoi(text, &end);
+    } catch (const std::exception&) {
+        end = 0;
+    }
+    if (end != text.size() || value < 1) {
+        throw std::invalid_argument("--repeat needs a positive integer, got '" + text + "'");
+    }
+    return value;
+}
+
 }  // namespace
 
 int main(int argc, char** argv)
@@ -165,41 +185,64 @@ int main(int argc, char** argv)
     int repeat = 3;
     int petsc_argc = 1;
     char** petsc_argv = argv;
-    for (int i = 1; i < argc; ++i) {
-        const std::string arg = argv[i];
-        if (arg == "--executors" && i + 1 < argc) {
-            executors.clear();
-            std::stringstream list{argv[++i]};
-            for (std::string name; std::getline(list, name, ',');) {
-                executors.push_back(name);
+    try {
+        for (int i = 1; i < argc; ++i) {
+            const std::string arg = argv[i];
+            if (arg == "--help" || arg == "-h") {
+                std::printf("%s", usage);
+                return 0;
+            } else if (arg == "--executors" && i + 1 < argc) {
+                executors.clear();
+                std::stringstream list{argv[++i]};
+                for (std::string name; std::getline(list, name, ',');) {
+                    executors.push_back(name);
+                }
+            } else if (arg == "--repeat" && i + 1 < argc) {
+                repeat = parse_repeat(argv[++i]);
+            } else if (arg == "--") {
+                // PETSc reads the options after "--" (e.g. -ksp_pc_side right -ksp_monitor)
+                petsc_argv = argv + i;
+                petsc_argc = argc - i;
+                break;
+            } else if (arg.rfind('-', 0) == 0) {
+                throw std::invalid_argument("unexpected option '" + arg + "' (PETSc's options go after --)");
+            } else {
+                files.push_back(arg);
             }
-        } else if (arg == "--repeat" && i + 1 < argc) {
-            repeat = std::max(1, std::stoi(argv[++i]));
-        } else if (arg == "--") {
-            // PETSc reads the options after "--" (e.g. -ksp_pc_side right -ksp_monitor)
-            petsc_argv = argv + i;
-            petsc_argc = argc - i;
-            break;
-        } else {
-            files.push_back(arg);
         }
+        if (files.empty()) {
+            throw std::invalid_argument("no matrix file given");
+        }
+        for (const auto& executor : executors) {
+            larch::make_executor(executor);  // an unknown or absent executor is said before any solve
+        }
+    } catch (const std::exception& error) {
+        std::fprintf(stderr, "bicgstab_side_by_side: %s\n%s", error.what(), usage);
+        return 2;
     }
     CHECK_PETSC(PetscInitialize(&petsc_argc, &petsc_argv, nullptr, nullptr));
-    std::printf("| matrix | n | nnz | solver | its | true rel. residual | reason | us/it |\n");
-    std::printf("|---|---:|---:|---|---:|---:|---|---:|\n");
-    for (const auto& file : files) {
-        const auto data = larch::io::read_matrix_market_data<double, std::int32_t>(file);
-        auto name = file.substr(file.find_last_of('/') + 1);
-        name = name.substr(0, name.rfind(".mtx"));
-        const auto row = [&](const std::string& solver, const Outcome& outcome) {
-            std::printf("| %s | %zu | %zu | %s | %s |\n", name.c_str(), data.size.rows, data.entries.size(),
-                        solver.c_str(), cell(outcome).c_str());
-            std::fflush(stdout);
-        };
-        row("petsc", run_petsc(data, repeat));
-        for (const auto& executor : executors) {
-            row("larch " + executor, run_larch(data, executor, repeat));
+    int status = 0;
+    try {
+        std::printf("| matrix | n | nnz | solver | its | true rel. residual | reason | us/it |\n");
+        std::printf("|---|---:|---:|---|---:|---:|---|---:|\n");
+        for (const auto& file : files) {
+            const auto data = larch::io::read_matrix_market_data<double, std::int32_t>(file);
+            auto name = file.substr(file.find_last_of('/') + 1);
+            name = name.substr(0, name.rfind(".mtx"));
+            const auto row = [&](const std::string& solver, const Outcome& outcome) {
+                std::printf("| %s | %zu | %zu | %s | %s |\n", name.c_str(), data.size.rows, data.entries.size(),
+                            solver.c_str(), cell(outcome).c_str());
+                std::fflush(stdout);
+            };
+            row("petsc", run_petsc(data, repeat));
+            for (const auto& executor : executors) {
+                row("larch " + executor, run_larch(data, executor, repeat));
+            }
         }
+    } catch (const std::exception& error) {
+        // A file that cannot be read, an unknown executor, a matrix larch rejects: said, not aborted on.
+        std::fprintf(stderr, "bicgstab_side_by_side: %s\n", error.what());
+        status = 1;
     }
-    return PetscFinalize() == 0 ? 0 : 3;
+    return PetscFinalize() == 0 ? status : 3;
 }
