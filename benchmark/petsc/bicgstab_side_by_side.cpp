@@ -4,7 +4,8 @@
 // iterations. Not a test: the comparison that the iteration counts and per-iteration costs are judged by.
 // Built only where PETSc is found (Debian: libpetsc-real-dev). Run it with OMP_NUM_THREADS=1.
 //
-// Usage: bicgstab_side_by_side [--executors reference,omp] [--repeat N] matrix.mtx ... [-- PETSc options]
+// Usage: bicgstab_side_by_side [--executors reference,omp] [--repeat N] matrix ... [-- PETSc options]
+// where a matrix is a Matrix Market file or laplace2d:N / laplace3d:N (generated, N^2 or N^3 rows).
 #include <petscksp.h>
 
 #include <algorithm>
@@ -17,6 +18,7 @@
 #include <vector>
 
 #include <larch/base/executor.hpp>
+#include <larch/generate/problems.hpp>
 #include <larch/io/matrix_market.hpp>
 #include <larch/matrix/csr.hpp>
 #include <larch/preconditioner/block_jacobi.hpp>
@@ -158,22 +160,36 @@ std::string cell(const Outcome& outcome)
 }
 
 constexpr const char* usage =
-    "usage: bicgstab_side_by_side [--executors reference,omp] [--repeat N] matrix.mtx ... [-- PETSc options]\n";
+    "usage: bicgstab_side_by_side [--executors reference,omp] [--repeat N] matrix ... [-- PETSc options]\n"
+    "       a matrix is a Matrix Market file or laplace2d:N / laplace3d:N (generated)\n";
 
-/// The value of --repeat: a positive integer.
-int parse_repeat(const std::string& text)
+/// A positive integer given for `what`.
+larch::size_type parse_positive(const std::string& text, const std::string& what)
 {
     std::size_t end = 0;
-    int value = 0;
+    long long value = 0;
     try {
-        value = std::stoi(text, &end);
+        value = std::stoll(text, &end);
     } catch (const std::exception&) {
         end = 0;
     }
-    if (end != text.size() || value < 1) {
-        throw std::invalid_argument("--repeat needs a positive integer, got '" + text + "'");
+    if (text.empty() || end != text.size() || value < 1) {
+        throw std::invalid_argument(what + " needs a positive integer, got '" + text + "'");
     }
-    return value;
+    return static_cast<larch::size_type>(value);
+}
+
+/// The matrix an argument names: laplace2d:N or laplace3d:N generated, anything else read as a file.
+Data load_matrix(const std::string& argument)
+{
+    for (const std::string prefix : {"laplace2d:", "laplace3d:"}) {
+        if (argument.rfind(prefix, 0) == 0) {
+            const auto n = parse_positive(argument.substr(prefix.size()), argument);
+            return prefix == "laplace2d:" ? larch::generate::laplace_2d<double>(n)
+                                          : larch::generate::laplace_3d<double>(n);
+        }
+    }
+    return larch::io::read_matrix_market_data<double, std::int32_t>(argument);
 }
 
 }  // namespace
@@ -198,7 +214,8 @@ int main(int argc, char** argv)
                     executors.push_back(name);
                 }
             } else if (arg == "--repeat" && i + 1 < argc) {
-                repeat = parse_repeat(argv[++i]);
+                // (capped so that it fits an int)
+                repeat = static_cast<int>(std::min<larch::size_type>(parse_positive(argv[++i], "--repeat"), 1000));
             } else if (arg == "--") {
                 // PETSc reads the options after "--" (e.g. -ksp_pc_side right -ksp_monitor)
                 petsc_argv = argv + i;
@@ -226,7 +243,7 @@ int main(int argc, char** argv)
         std::printf("| matrix | n | nnz | solver | its | true rel. residual | reason | us/it |\n");
         std::printf("|---|---:|---:|---|---:|---:|---|---:|\n");
         for (const auto& file : files) {
-            const auto data = larch::io::read_matrix_market_data<double, std::int32_t>(file);
+            const auto data = load_matrix(file);
             auto name = file.substr(file.find_last_of('/') + 1);
             name = name.substr(0, name.rfind(".mtx"));
             const auto row = [&](const std::string& solver, const Outcome& outcome) {
