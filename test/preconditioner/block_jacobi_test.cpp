@@ -5,6 +5,7 @@
 
 #include <cmath>
 #include <limits>
+#include <memory>
 #include <string>
 #include <vector>
 
@@ -24,6 +25,13 @@ larch::matrix_data<double, std::int32_t> matrix_with_zero_diagonal()
 {
     return {larch::dim2{5},
             {{0, 0, 2}, {0, 4, 1}, {1, 0, 3}, {1, 1, 0}, {2, 3, 7}, {3, 3, -4}, {3, 4, 1}, {4, 0, 1}, {4, 4, 0.5}}};
+}
+
+/// The message of the BadInput that generating a preconditioner with `parameters` for `a` throws.
+std::string generation_error(const Jacobi::parameters_type& parameters,
+                             const std::shared_ptr<const larch::Executor>& exec, const std::shared_ptr<const Csr>& a)
+{
+    return larch::test::error_message_of<larch::BadInput>([&] { parameters.on(exec)->generate(a); });
 }
 
 class BlockJacobiTest : public ::testing::TestWithParam<std::string> {};
@@ -49,13 +57,10 @@ TEST_P(BlockJacobiTest, ReportsZeroDiagonalRowsAsSingularBlocksAndThrowsForThemW
     EXPECT_EQ(jacobi->get_condition_numbers(), (std::vector<double>{1, infinity, infinity, 1, 1}));
     auto rows_as_blocks = Jacobi::build().with_block_pointers({0, 1, 2, 3, 4, 5}).on(exec)->generate(a);
     EXPECT_EQ(rows_as_blocks->get_singular_blocks(), jacobi->get_singular_blocks());
-    larch::test::expect_contains(larch::test::error_message_of<larch::BadInput>([&] {
-                                     Jacobi::build()
-                                         .with_on_singular_block(larch::preconditioner::SingularBlockPolicy::throw_error)
-                                         .on(exec)
-                                         ->generate(a);
-                                 }),
-                                 "row 1 ");
+    larch::test::expect_contains(
+        generation_error(
+            Jacobi::build().with_on_singular_block(larch::preconditioner::SingularBlockPolicy::throw_error), exec, a),
+        "row 1 ");
 }
 
 TEST_P(BlockJacobiTest, LeavesRowsWithASubnormalDiagonalUnscaled)
@@ -163,18 +168,14 @@ TEST(BlockJacobi, RejectsBadParametersNamingTheValue)
     auto exec = larch::make_executor("reference");
     auto a = larch::share(Csr::create(exec, matrix_with_zero_diagonal()));
     EXPECT_THROW(Jacobi::build().with_max_block_size(0).on(exec)->generate(a), larch::BadInput);
-    larch::test::expect_contains(larch::test::error_message_of<larch::BadInput>(
-                                     [&] { Jacobi::build().with_block_pointers({0, 2, 2, 5}).on(exec)->generate(a); }),
+    larch::test::expect_contains(generation_error(Jacobi::build().with_block_pointers({0, 2, 2, 5}), exec, a),
                                  "strictly ascending");
     EXPECT_THROW(Jacobi::build().with_block_pointers({0, 2, 4}).on(exec)->generate(a), larch::BadInput);
     EXPECT_THROW(Jacobi::build().with_max_block_size(2).with_accuracy(0).on(exec)->generate(a), larch::BadInput);
-    larch::test::expect_contains(larch::test::error_message_of<larch::BadInput>([&] {
-                                     Jacobi::build()
-                                         .with_row_matching(larch::preconditioner::BlockJacobiRowMatching::maximum_product)
-                                         .on(exec)
-                                         ->generate(a);
-                                 }),
-                                 "row_matching = maximum_product");
+    larch::test::expect_contains(
+        generation_error(Jacobi::build().with_row_matching(larch::preconditioner::BlockJacobiRowMatching::maximum_product),
+                         exec, a),
+        "row_matching = maximum_product");
 }
 
 TEST(BlockJacobi, RejectsOtherMatrixTypesAndNonSquareMatrices)
