@@ -163,20 +163,20 @@ constexpr const char* usage =
     "usage: bicgstab_side_by_side [--executors reference,omp] [--repeat N] matrix ... [-- PETSc options]\n"
     "       a matrix is a Matrix Market file or laplace2d:N / laplace3d:N (generated)\n";
 
-/// A positive integer given for `what`.
-larch::size_type parse_positive(const std::string& text, const std::string& what)
+/// A positive integer given for `what` (it fits an int).
+int parse_positive(const std::string& text, const std::string& what)
 {
     std::size_t end = 0;
-    long long value = 0;
+    int value = 0;
     try {
-        value = std::stoll(text, &end);
+        value = std::stoi(text, &end);
     } catch (const std::exception&) {
-        end = 0;
+        end = 0;  // not a number, or out of int's range
     }
     if (text.empty() || end != text.size() || value < 1) {
         throw std::invalid_argument(what + " needs a positive integer, got '" + text + "'");
     }
-    return static_cast<larch::size_type>(value);
+    return value;
 }
 
 /// The matrix an argument names: laplace2d:N or laplace3d:N generated, anything else read as a file.
@@ -184,7 +184,7 @@ Data load_matrix(const std::string& argument)
 {
     for (const std::string prefix : {"laplace2d:", "laplace3d:"}) {
         if (argument.rfind(prefix, 0) == 0) {
-            const auto n = parse_positive(argument.substr(prefix.size()), argument);
+            const larch::size_type n = parse_positive(argument.substr(prefix.size()), argument);
             return prefix == "laplace2d:" ? larch::generate::laplace_2d<double>(n)
                                           : larch::generate::laplace_3d<double>(n);
         }
@@ -214,8 +214,7 @@ int main(int argc, char** argv)
                     executors.push_back(name);
                 }
             } else if (arg == "--repeat" && i + 1 < argc) {
-                // (capped so that it fits an int)
-                repeat = static_cast<int>(std::min<larch::size_type>(parse_positive(argv[++i], "--repeat"), 1000));
+                repeat = parse_positive(argv[++i], "--repeat");
             } else if (arg == "--") {
                 // PETSc reads the options after "--" (e.g. -ksp_pc_side right -ksp_monitor)
                 petsc_argv = argv + i;
