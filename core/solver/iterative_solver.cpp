@@ -41,6 +41,18 @@ std::vector<T> right_hand_side_scales(const matrix::Dense<T>& b)
     return scales;
 }
 
+/// Sets to zero each column of r whose norm is NaN or Inf: such a column iterates no more, and zeros keep the
+/// block's products finite there.
+template <typename T>
+void clear_non_finite_columns(matrix::Dense<T>& r, const std::vector<double>& norms)
+{
+    for (size_type column = 0; column < norms.size(); ++column) {
+        if (!std::isfinite(norms[column])) {
+            r.create_column_view(column)->fill(T{});
+        }
+    }
+}
+
 }  // namespace
 
 IterationMonitor::IterationMonitor(const stop::Criteria& criteria, double threshold,
@@ -340,15 +352,40 @@ void IterativeSolver<T>::solve(const vector_type& b, vector_type& x, std::vector
         const auto column_start = clock_type::now();
         auto b_column = b.create_const_column_view(column);
         auto x_column = x.create_column_view(column);
-        auto solve = begin_column(column, *b_column, *x_column, *r, report_scales[column]);
+        const auto initial = compute_initial_norms(*b_column, *x_column, *r);
+        auto solve = begin_column(column, initial.rhs.front(), initial.residual.front(), report_scales[column]);
         while (may_iterate(solve)) {
             const auto outcome = iterate(*b_column, *x_column, *r, solve.residual_norm, *solve.monitor);
-            end_iterate(solve, outcome, *b_column, *x_column, *r);
+            end_iterate(solve, outcome, compute_residual_norms(*b_column, *x_column, *r).front());
         }
         get_executor()->synchronize();
         report_column_end(solve, seconds_since(column_start));
         statuses[column] = std::move(solve.status);
     }
+}
+
+template <typename T>
+typename IterativeSolver<T>::InitialNorms IterativeSolver<T>::compute_initial_norms(const vector_type& b,
+                                                                                    vector_type& x,
+                                                                                    vector_type& r) const
+{
+    InitialNorms norms;
+    norms.rhs = Reductions<T>{get_executor()}.column_norms2(b);
+    for (size_type column = 0; column < norms.rhs.size(); ++column) {
+        if (norms.rhs[column] == 0) {
+            x.create_column_view(column)->fill(T{});
+        }
+    }
+    norms.residual = compute_residual_norms(b, x, r);
+    return norms;
+}
+
+template <typename T>
+std::vector<double> IterativeSolver<T>::compute_residual_norms(const vector_type& b, const vector_type& x,
+                                                               vector_type& r) const
+{
+    compute_residual(b, x, r);
+    return Reductions<T>{get_executor()}.column_norms2(r);
 }
 
 namespace {
@@ -369,27 +406,23 @@ void finish(Solve& solve, stop::Reason reason, std::string message, double resid
 }  // namespace
 
 template <typename T>
-typename IterativeSolver<T>::ColumnSolve IterativeSolver<T>::begin_column(size_type column, const vector_type& b,
-                                                                          vector_type& x, vector_type& r,
+typename IterativeSolver<T>::ColumnSolve IterativeSolver<T>::begin_column(size_type column, double rhs_norm,
+                                                                          double residual_norm,
                                                                           double report_scale) const
 {
     ColumnSolve solve;
     solve.column = column;
     solve.report_scale = report_scale;
     auto& status = solve.status;
-    Reductions<T> reduce{get_executor()};
-    status.rhs_norm = reduce.norm2(b);
-    if (!std::isfinite(status.rhs_norm)) {
-        finish(solve, stop::Reason::non_finite, "the right-hand side holds NaN or Inf", status.rhs_norm);
+    status.rhs_norm = rhs_norm;
+    if (!std::isfinite(rhs_norm)) {
+        finish(solve, stop::Reason::non_finite, "the right-hand side holds NaN or Inf", rhs_norm);
         return solve;
     }
-    if (status.rhs_norm == 0) {
-        x.fill(T{});
+    if (rhs_norm == 0) {
         finish(solve, stop::Reason::converged, "zero right-hand side: x = 0", 0.0);
         return solve;
     }
-    compute_residual(b, x, r);
-    const double residual_norm = reduce.norm2(r);
     status.initial_residual_norm = residual_norm;
     // The criteria speak in the user's scale (an absolute tolerance), the solve in its own.
     const auto threshold = criteria_.get_threshold(status.rhs_norm * report_scale, residual_norm * report_scale);
@@ -426,13 +459,11 @@ bool IterativeSolver<T>::may_iterate(ColumnSolve& solve) const
 }
 
 template <typename T>
-void IterativeSolver<T>::end_iterate(ColumnSolve& solve, const IterationOutcome& outcome, const vector_type& b,
-                                     const vector_type& x, vector_type& r) const
+void IterativeSolver<T>::end_iterate(ColumnSolve& solve, const IterationOutcome& outcome,
+                                     double residual_norm) const
 {
     auto& status = solve.status;
     status.iterations = solve.monitor->get_iterations();
-    compute_residual(b, x, r);
-    const double residual_norm = Reductions<T>{get_executor()}.norm2(r);
     solve.residual_norm = residual_norm;
     if (outcome.reason == stop::Reason::non_finite || !std::isfinite(residual_norm)) {
         return finish(solve, stop::Reason::non_finite,
@@ -493,12 +524,12 @@ void ColumnsTogetherSolver<T>::solve(const vector_type& b, vector_type& x, std::
     const auto start = clock_type::now();
     const auto cols = statuses.size();
     auto r = vector_type::create(this->get_executor(), dim2{this->get_size().rows, cols});
-    // Columns that never iterate keep r = 0, so the block's products stay finite there.
-    r->fill(T{});
+    // The norms and residuals of all columns at once: one product with the block, not one per column.
+    const auto initial = this->compute_initial_norms(b, x, *r);
+    clear_non_finite_columns(*r, initial.residual);
     std::vector<typename IterativeSolver<T>::ColumnSolve> columns;
     for (size_type col = 0; col < cols; ++col) {
-        columns.push_back(this->begin_column(col, *b.create_const_column_view(col), *x.create_column_view(col),
-                                             *r->create_column_view(col), report_scales[col]));
+        columns.push_back(this->begin_column(col, initial.rhs[col], initial.residual[col], report_scales[col]));
     }
     // Each round iterates the columns that still run, every one from its true residual (a restart).
     while (true) {
@@ -512,10 +543,11 @@ void ColumnsTogetherSolver<T>::solve(const vector_type& b, vector_type& x, std::
             break;
         }
         const auto outcomes = iterate_in_groups(b, x, *r, monitors);
+        const auto residual_norms = this->compute_residual_norms(b, x, *r);
+        clear_non_finite_columns(*r, residual_norms);
         for (size_type col = 0; col < cols; ++col) {
             if (monitors[col]) {
-                this->end_iterate(columns[col], outcomes[col], *b.create_const_column_view(col),
-                                  *x.create_column_view(col), *r->create_column_view(col));
+                this->end_iterate(columns[col], outcomes[col], residual_norms[col]);
             }
         }
     }

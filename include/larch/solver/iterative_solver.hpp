@@ -281,15 +281,24 @@ protected:
      */
     virtual void solve(const vector_type& b, vector_type& x, std::vector<stop::Status>& statuses,
                        const std::vector<double>& report_scales) const;
-    /// Checks b and the initial guess of column `column`; the result still iterates (with r = b - A x)
-    /// unless b is zero or non-finite or x already meets the tolerance. `report_scale` as in ColumnSolve.
-    ColumnSolve begin_column(size_type column, const vector_type& b, vector_type& x, vector_type& r,
-                             double report_scale) const;
+    /// The 2-norms of the columns of b and of r = b - A x (computed here), x having been set to 0 in every
+    /// column where b = 0.
+    struct InitialNorms {
+        std::vector<double> rhs;
+        std::vector<double> residual;
+    };
+    InitialNorms compute_initial_norms(const vector_type& b, vector_type& x, vector_type& r) const;
+    /// r = b - A x and the 2-norm of each of its columns (one product with all columns).
+    std::vector<double> compute_residual_norms(const vector_type& b, const vector_type& x, vector_type& r) const;
+    /// Judges column `column` from the norms of its b and of its initial residual (compute_initial_norms):
+    /// the result still iterates unless b is zero or non-finite or x already meets the tolerance.
+    /// `report_scale` as in ColumnSolve.
+    ColumnSolve begin_column(size_type column, double rhs_norm, double residual_norm, double report_scale) const;
     /// Whether `solve` may start another iterate() (the budget is not spent); finishes it otherwise.
     bool may_iterate(ColumnSolve& solve) const;
-    /// Turns the outcome of iterate() into the status, or restarts from the true residual (left in r).
-    void end_iterate(ColumnSolve& solve, const IterationOutcome& outcome, const vector_type& b,
-                     const vector_type& x, vector_type& r) const;
+    /// Turns the outcome of iterate() and the norm of the true residual after it (compute_residual_norms,
+    /// which leaves that residual in r for a restart) into the status, or lets the column restart.
+    void end_iterate(ColumnSolve& solve, const IterationOutcome& outcome, double residual_norm) const;
     /// Takes the column's status to the user's scale and tells the loggers that column `solve.column` ended,
     /// `seconds` after its solve began.
     void report_column_end(ColumnSolve& solve, double seconds) const;
@@ -346,10 +355,11 @@ private:
 };
 
 /**
- * The scalar reductions of one solve (dot products and norms of n x 1 vectors, as double) through one
- * result entry and one workspace (a GPU's partial sums) on the executor that every reduction reuses, so
- * no reduction allocates after the first. Each reads its value back to the host (one synchronization, the
- * cost that remains: about 10 us on a GPU, which Cg avoids by keeping its scalars on the executor).
+ * The reductions of one solve, as double: dot products and norms of n x 1 vectors through one result entry
+ * on the executor, and the norms of all columns of a block, through one workspace (a GPU's partial sums)
+ * that every reduction reuses. Only column_norms2 allocates (its result), the others reuse theirs. Each
+ * reads its value back to the host (one synchronization, the cost that remains: about 10 us on a GPU,
+ * which Cg avoids by keeping its scalars on the executor).
  */
 template <typename T>
 class Reductions {
@@ -365,6 +375,14 @@ public:
     {
         a.compute_norm2(result_, workspace_);
         return read();
+    }
+    /// The 2-norm of every column of `a` (one reduction over all of them, one read).
+    std::vector<double> column_norms2(const matrix::Dense<T>& a)
+    {
+        array<T> norms{result_.get_executor(), a.get_size().cols};
+        a.compute_norm2(norms, workspace_);
+        const auto values = norms.copy_to_host();
+        return {values.begin(), values.end()};
     }
 
 private:
