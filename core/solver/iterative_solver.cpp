@@ -27,16 +27,12 @@ double seconds_since(clock_type::time_point start)
     return std::chrono::duration<double>(clock_type::now() - start).count();
 }
 
-/// The power of two s of every column of b (core/base/right_hand_side_scale.hpp, from the column's 2-norm,
-/// completed over a distributed solve's processes), on the host.
+/// The power of two s of each column of b (core/base/right_hand_side_scale.hpp) from its 2-norm.
 template <typename T>
-std::vector<T> right_hand_side_scales(const matrix::Dense<T>& b)
+std::vector<T> right_hand_side_scales(const std::vector<T>& norms)
 {
-    if (b.get_size().cols == 0) {
-        return {};
-    }
-    auto scales = b.compute_norm2();
-    std::transform(scales.begin(), scales.end(), scales.begin(),
+    std::vector<T> scales(norms.size());
+    std::transform(norms.begin(), norms.end(), scales.begin(),
                    [](T norm) { return detail::right_hand_side_scale(norm); });
     return scales;
 }
@@ -306,19 +302,24 @@ void IterativeSolver<T>::apply_impl(const LinOp& b, LinOp& x) const
     std::vector<stop::Status> statuses(num_columns);
     // A column too small or too large for the methods' plain sums of squares is solved as A (s x) = s b,
     // s a power of two (core/base/right_hand_side_scale.hpp); the others run as they are.
-    const auto scales = right_hand_side_scales(dense_b);
-    std::vector<double> report_scales(num_columns);
-    std::transform(scales.begin(), scales.end(), report_scales.begin(),
-                   [](T scale) { return 1.0 / static_cast<double>(scale); });
+    // The norms of b, completed over a distributed solve's processes, serve the scaling and the criteria.
+    const auto norms = num_columns == 0 ? std::vector<T>{} : dense_b.compute_norm2();
+    const auto scales = right_hand_side_scales(norms);
+    RightHandSides rhs{std::vector<double>(num_columns), std::vector<double>(num_columns)};
+    for (size_type column = 0; column < num_columns; ++column) {
+        // s is a power of two: s ||b|| is the norm of s b (but for rounding in b's subnormal entries).
+        rhs.norms[column] = static_cast<double>(scales[column]) * static_cast<double>(norms[column]);
+        rhs.report_scales[column] = 1.0 / static_cast<double>(scales[column]);
+    }
     if (std::all_of(scales.begin(), scales.end(), [](T scale) { return scale == T{1}; })) {
-        solve(dense_b, dense_x, statuses, report_scales);
+        solve(dense_b, dense_x, statuses, rhs);
     } else {
         const auto& exec = get_executor();
         const array<T> factors{exec, scales.begin(), scales.end()};
         auto scaled_b = dense_b.clone_dense(exec);
         scaled_b->scale(factors);
         dense_x.scale(factors);
-        solve(*scaled_b, dense_x, statuses, report_scales);
+        solve(*scaled_b, dense_x, statuses, rhs);
         std::vector<T> inverse_scales(num_columns);
         std::transform(scales.begin(), scales.end(), inverse_scales.begin(), [](T scale) { return T{1} / scale; });
         dense_x.scale(array<T>{exec, inverse_scales.begin(), inverse_scales.end()});
@@ -345,18 +346,20 @@ void IterativeSolver<T>::apply_impl(double alpha, const LinOp& b, double beta, L
 
 template <typename T>
 void IterativeSolver<T>::solve(const vector_type& b, vector_type& x, std::vector<stop::Status>& statuses,
-                               const std::vector<double>& report_scales) const
+                               const RightHandSides& rhs) const
 {
     auto r = create_vector();
+    Reductions<T> reduce{get_executor()};
     for (size_type column = 0; column < statuses.size(); ++column) {
         const auto column_start = clock_type::now();
         auto b_column = b.create_const_column_view(column);
         auto x_column = x.create_column_view(column);
-        const auto initial = compute_initial_norms(*b_column, *x_column, *r);
-        auto solve = begin_column(column, initial.rhs.front(), initial.residual.front(), report_scales[column]);
+        const std::vector<double> rhs_norm{rhs.norms[column]};
+        const auto residual_norm = compute_initial_residual_norms(rhs_norm, *b_column, *x_column, *r, reduce);
+        auto solve = begin_column(column, rhs_norm.front(), residual_norm.front(), rhs.report_scales[column]);
         while (may_iterate(solve)) {
             const auto outcome = iterate(*b_column, *x_column, *r, solve.residual_norm, *solve.monitor);
-            end_iterate(solve, outcome, compute_residual_norms(*b_column, *x_column, *r).front());
+            end_iterate(solve, outcome, compute_residual_norms(*b_column, *x_column, *r, reduce).front());
         }
         get_executor()->synchronize();
         report_column_end(solve, seconds_since(column_start));
@@ -365,27 +368,24 @@ void IterativeSolver<T>::solve(const vector_type& b, vector_type& x, std::vector
 }
 
 template <typename T>
-typename IterativeSolver<T>::InitialNorms IterativeSolver<T>::compute_initial_norms(const vector_type& b,
-                                                                                    vector_type& x,
-                                                                                    vector_type& r) const
+std::vector<double> IterativeSolver<T>::compute_initial_residual_norms(const std::vector<double>& rhs_norms,
+                                                                       const vector_type& b, vector_type& x,
+                                                                       vector_type& r, Reductions<T>& reduce) const
 {
-    InitialNorms norms;
-    norms.rhs = Reductions<T>{get_executor()}.column_norms2(b);
-    for (size_type column = 0; column < norms.rhs.size(); ++column) {
-        if (norms.rhs[column] == 0) {
+    for (size_type column = 0; column < rhs_norms.size(); ++column) {
+        if (rhs_norms[column] == 0) {
             x.create_column_view(column)->fill(T{});
         }
     }
-    norms.residual = compute_residual_norms(b, x, r);
-    return norms;
+    return compute_residual_norms(b, x, r, reduce);
 }
 
 template <typename T>
 std::vector<double> IterativeSolver<T>::compute_residual_norms(const vector_type& b, const vector_type& x,
-                                                               vector_type& r) const
+                                                               vector_type& r, Reductions<T>& reduce) const
 {
     compute_residual(b, x, r);
-    return Reductions<T>{get_executor()}.column_norms2(r);
+    return reduce.column_norms2(r);
 }
 
 namespace {
@@ -519,17 +519,18 @@ IterationOutcome ColumnsTogetherSolver<T>::iterate(const vector_type& b, vector_
 
 template <typename T>
 void ColumnsTogetherSolver<T>::solve(const vector_type& b, vector_type& x, std::vector<stop::Status>& statuses,
-                                     const std::vector<double>& report_scales) const
+                                     const typename IterativeSolver<T>::RightHandSides& rhs) const
 {
     const auto start = clock_type::now();
     const auto cols = statuses.size();
     auto r = vector_type::create(this->get_executor(), dim2{this->get_size().rows, cols});
-    // The norms and residuals of all columns at once: one product with the block, not one per column.
-    const auto initial = this->compute_initial_norms(b, x, *r);
-    clear_non_finite_columns(*r, initial.residual);
+    // The residuals and their norms of all columns at once: one product with the block, not one per column.
+    Reductions<T> reduce{this->get_executor()};
+    const auto initial_norms = this->compute_initial_residual_norms(rhs.norms, b, x, *r, reduce);
+    clear_non_finite_columns(*r, initial_norms);
     std::vector<typename IterativeSolver<T>::ColumnSolve> columns;
     for (size_type col = 0; col < cols; ++col) {
-        columns.push_back(this->begin_column(col, initial.rhs[col], initial.residual[col], report_scales[col]));
+        columns.push_back(this->begin_column(col, rhs.norms[col], initial_norms[col], rhs.report_scales[col]));
     }
     // Each round iterates the columns that still run, every one from its true residual (a restart).
     while (true) {
@@ -543,7 +544,7 @@ void ColumnsTogetherSolver<T>::solve(const vector_type& b, vector_type& x, std::
             break;
         }
         const auto outcomes = iterate_in_groups(b, x, *r, monitors);
-        const auto residual_norms = this->compute_residual_norms(b, x, *r);
+        const auto residual_norms = this->compute_residual_norms(b, x, *r, reduce);
         clear_non_finite_columns(*r, residual_norms);
         for (size_type col = 0; col < cols; ++col) {
             if (monitors[col]) {

@@ -22,6 +22,8 @@ namespace solver {
 
 template <typename T>
 class IterativeSolver;
+template <typename T>
+class Reductions;
 
 /// The parameters every Krylov solver takes (plain data; see solver_parameters for the builder methods).
 struct common_parameters {
@@ -273,24 +275,29 @@ protected:
         double report_scale = 1;
     };
 
+    /// What the solve knows of each column j of b before it begins: norms[j], the 2-norm of column j of the
+    /// b it solves (the scaled one for a column solved scaled), and report_scales[j], which takes column j's
+    /// norms to the user's scale (1 / s for a column solved scaled by s).
+    struct RightHandSides {
+        std::vector<double> norms;
+        std::vector<double> report_scales;
+    };
+
     /**
-     * Solves the columns of b into x and fills `statuses` (one per column, in the user's scale:
-     * report_scales[j] takes column j's norms there), telling the loggers of each column's end. This default
-     * solves one column after another through iterate(); ColumnsTogetherSolver iterates all columns together
-     * with the steps below.
+     * Solves the columns of b into x and fills `statuses` (one per column, in the user's scale, see
+     * RightHandSides), telling the loggers of each column's end. This default solves one column after
+     * another through iterate(); ColumnsTogetherSolver iterates all columns together with the steps below.
      */
     virtual void solve(const vector_type& b, vector_type& x, std::vector<stop::Status>& statuses,
-                       const std::vector<double>& report_scales) const;
-    /// The 2-norms of the columns of b and of r = b - A x (computed here), x having been set to 0 in every
-    /// column where b = 0.
-    struct InitialNorms {
-        std::vector<double> rhs;
-        std::vector<double> residual;
-    };
-    InitialNorms compute_initial_norms(const vector_type& b, vector_type& x, vector_type& r) const;
-    /// r = b - A x and the 2-norm of each of its columns (one product with all columns).
-    std::vector<double> compute_residual_norms(const vector_type& b, const vector_type& x, vector_type& r) const;
-    /// Judges column `column` from the norms of its b and of its initial residual (compute_initial_norms):
+                       const RightHandSides& rhs) const;
+    /// Sets x to 0 in every column where rhs_norms says b = 0, then returns compute_residual_norms.
+    std::vector<double> compute_initial_residual_norms(const std::vector<double>& rhs_norms, const vector_type& b,
+                                                       vector_type& x, vector_type& r,
+                                                       Reductions<T>& reduce) const;
+    /// r = b - A x and the 2-norm of each of its columns (one product with all columns, one reduction).
+    std::vector<double> compute_residual_norms(const vector_type& b, const vector_type& x, vector_type& r,
+                                               Reductions<T>& reduce) const;
+    /// Judges column `column` from the norms of its b and of its initial residual:
     /// the result still iterates unless b is zero or non-finite or x already meets the tolerance.
     /// `report_scale` as in ColumnSolve.
     ColumnSolve begin_column(size_type column, double rhs_norm, double residual_norm, double report_scale) const;
@@ -336,7 +343,7 @@ protected:
     IterationOutcome iterate(const vector_type& b, vector_type& x, vector_type& r, double residual_norm,
                              IterationMonitor& monitor) const final;
     void solve(const vector_type& b, vector_type& x, std::vector<stop::Status>& statuses,
-               const std::vector<double>& report_scales) const final;
+               const typename IterativeSolver<T>::RightHandSides& rhs) const final;
 
     /// Iterates every column of x whose monitor is not null from r = b - A x on entry (the others stay as
     /// they are); returns the outcome of each column. b is there for methods that restart from the true
@@ -356,15 +363,18 @@ private:
 
 /**
  * The reductions of one solve, as double: dot products and norms of n x 1 vectors through one result entry
- * on the executor, and the norms of all columns of a block, through one workspace (a GPU's partial sums)
- * that every reduction reuses. Only column_norms2 allocates (its result), the others reuse theirs. Each
- * reads its value back to the host (one synchronization, the cost that remains: about 10 us on a GPU,
- * which Cg avoids by keeping its scalars on the executor).
+ * on the executor, and the norms of all columns of a block through results kept for the next block of as
+ * many columns, with one workspace (a GPU's partial sums) that every reduction reuses, so a solve that keeps
+ * one Reductions allocates only in its first reductions. Each reads its values back to the host (one
+ * synchronization, the cost that remains: about 10 us on a GPU, which Cg avoids by keeping its scalars on
+ * the executor).
  */
 template <typename T>
 class Reductions {
 public:
-    explicit Reductions(std::shared_ptr<const Executor> exec) : result_{exec, 1}, workspace_{exec} {}
+    explicit Reductions(std::shared_ptr<const Executor> exec)
+        : result_{exec, 1}, column_results_{exec}, workspace_{exec}
+    {}
 
     double dot(const matrix::Dense<T>& a, const matrix::Dense<T>& b)
     {
@@ -379,9 +389,9 @@ public:
     /// The 2-norm of every column of `a` (one reduction over all of them, one read).
     std::vector<double> column_norms2(const matrix::Dense<T>& a)
     {
-        array<T> norms{result_.get_executor(), a.get_size().cols};
-        a.compute_norm2(norms, workspace_);
-        const auto values = norms.copy_to_host();
+        column_results_.resize_and_reset(a.get_size().cols);
+        a.compute_norm2(column_results_, workspace_);
+        const auto values = column_results_.copy_to_host();
         return {values.begin(), values.end()};
     }
 
@@ -395,6 +405,7 @@ private:
     }
 
     array<T> result_;
+    array<T> column_results_;
     array<T> workspace_;
 };
 
