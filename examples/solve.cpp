@@ -266,6 +266,10 @@ int main(int argc, char** argv)
                     data.entries.size());
         std::printf("executor           %s\n", exec->get_name().c_str());
         std::printf("solver             %s\n", description.dump().c_str());
+        const auto fallbacks = log::describe_fallbacks(logger->get_preconditioner_report());
+        if (!fallbacks.empty()) {
+            std::printf("preconditioner     %s\n", fallbacks.c_str());
+        }
         std::printf("stop reason        %s: %s\n", stop::to_string(status.reason), status.message.c_str());
         std::printf("iterations         %zu\n", status.iterations);
         std::printf("||b - Ax|| / ||b|| %.3e\n", relative_residual);

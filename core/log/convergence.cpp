@@ -1,12 +1,25 @@
 // The convergence logger: per-column residual histories, statuses and times of the last apply.
 #include "larch/log/convergence.hpp"
 
+#include <sstream>
 #include <string>
 
 #include "larch/base/exception.hpp"
 
 namespace larch {
 namespace log {
+
+std::string describe_fallbacks(const PreconditionerReport& report)
+{
+    if (report.num_fallback_blocks == 0 && report.num_zero_diagonal_rows == 0) {
+        return {};
+    }
+    std::ostringstream line;
+    line << report.type << ": " << report.num_fallback_blocks << " of " << report.num_blocks
+         << " blocks singular, applied as scalar Jacobi (after " << report.num_split_blocks << " splits); "
+         << report.num_zero_diagonal_rows << " zero diagonal entries, their rows left unscaled";
+    return line.str();
+}
 
 void Convergence::on_apply_begin(size_type num_columns)
 {

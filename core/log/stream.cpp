@@ -41,15 +41,12 @@ void Stream::on_column_end(size_type column, const stop::Status& status, double 
 
 void Stream::on_preconditioner(const PreconditionerReport& report)
 {
-    if (report.num_fallback_blocks == 0 && report.num_zero_diagonal_rows == 0) {
+    const auto line = describe_fallbacks(report);
+    if (line.empty()) {
         return;
     }
-    std::ostringstream line;
-    line << report.type << ": " << report.num_fallback_blocks << " of " << report.num_blocks
-         << " blocks singular, applied as scalar Jacobi (after " << report.num_split_blocks << " splits); "
-         << report.num_zero_diagonal_rows << " zero diagonal entries, their rows left unscaled\n";
     std::lock_guard<std::mutex> guard{mutex_};
-    stream_ << line.str() << std::flush;
+    stream_ << line << "\n" << std::flush;
 }
 
 }  // namespace log

@@ -127,10 +127,27 @@ TEST(ConvergenceLogger, ReceivesTheBlockJacobiFallbacks)
     EXPECT_EQ(report.num_split_blocks, jacobi->get_num_split_blocks());
     EXPECT_EQ(report.num_zero_diagonal_rows, 1u);
     EXPECT_NE(lines.str().find("blocks singular, applied as scalar Jacobi"), std::string::npos) << lines.str();
+    // the stream's line is the one describe_fallbacks gives, which names the counts
+    EXPECT_NE(lines.str().find(larch::log::describe_fallbacks(report) + "\n"), std::string::npos) << lines.str();
+    EXPECT_EQ(larch::log::describe_fallbacks(report),
+              report.type + ": 1 of 5 blocks singular, applied as scalar Jacobi (after 3 splits); 1 zero diagonal "
+                            "entries, their rows left unscaled");
     // a logger added afterwards receives the report as well
     auto late = larch::log::Convergence::create(false);
     solver->add_logger(late);
     EXPECT_EQ(late->get_preconditioner_report().num_fallback_blocks, report.num_fallback_blocks);
+}
+
+TEST(PreconditionerReport, DescribesNothingWithoutFallbacks)
+{
+    larch::log::PreconditionerReport report;
+    report.type = "BlockJacobi<double,int32>";
+    report.num_blocks = 7;
+    EXPECT_EQ(larch::log::describe_fallbacks(report), "");
+    report.num_zero_diagonal_rows = 2;
+    EXPECT_EQ(larch::log::describe_fallbacks(report),
+              "BlockJacobi<double,int32>: 0 of 7 blocks singular, applied as scalar Jacobi (after 0 splits); 2 zero "
+              "diagonal entries, their rows left unscaled");
 }
 
 }  // namespace

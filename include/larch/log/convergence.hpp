@@ -24,6 +24,10 @@ struct PreconditionerReport {
     size_type num_zero_diagonal_rows = 0;
 };
 
+/// One line on what the preconditioner fell back on ("<type>: 1 of 3 blocks singular, ..."), or an empty string
+/// when it met no singular block and no zero diagonal entry.
+std::string describe_fallbacks(const PreconditionerReport& report);
+
 /// Implemented by preconditioners that report on their generation to a solver's loggers.
 class ReportsToLoggers {
 public:
