@@ -282,12 +282,6 @@ void IterativeSolver<T>::compute_residual(const vector_type& b, const vector_typ
 }
 
 template <typename T>
-std::unique_ptr<matrix::Dense<T>> IterativeSolver<T>::create_vector() const
-{
-    return vector_type::create(get_executor(), dim2{get_size().rows, 1});
-}
-
-template <typename T>
 void IterativeSolver<T>::apply_impl(const LinOp& b, LinOp& x) const
 {
     const auto& dense_b = as<const vector_type>(b, apply_context_.c_str());
@@ -342,29 +336,6 @@ void IterativeSolver<T>::apply_impl(double alpha, const LinOp& b, double beta, L
     apply_impl(b, *solution);
     dense_x.scale(static_cast<T>(beta));
     dense_x.add_scaled(static_cast<T>(alpha), *solution);
-}
-
-template <typename T>
-void IterativeSolver<T>::solve(const vector_type& b, vector_type& x, std::vector<stop::Status>& statuses,
-                               const RightHandSides& rhs) const
-{
-    auto r = create_vector();
-    Reductions<T> reduce{get_executor()};
-    for (size_type column = 0; column < statuses.size(); ++column) {
-        const auto column_start = clock_type::now();
-        auto b_column = b.create_const_column_view(column);
-        auto x_column = x.create_column_view(column);
-        const std::vector<double> rhs_norm{rhs.norms[column]};
-        const auto residual_norm = compute_initial_residual_norms(rhs_norm, *b_column, *x_column, *r, reduce);
-        auto solve = begin_column(column, rhs_norm.front(), residual_norm.front(), rhs.report_scales[column]);
-        while (may_iterate(solve)) {
-            const auto outcome = iterate(*b_column, *x_column, *r, solve.residual_norm, *solve.monitor);
-            end_iterate(solve, outcome, compute_residual_norms(*b_column, *x_column, *r, reduce).front());
-        }
-        get_executor()->synchronize();
-        report_column_end(solve, seconds_since(column_start));
-        statuses[column] = std::move(solve.status);
-    }
 }
 
 template <typename T>
@@ -507,14 +478,6 @@ void IterativeSolver<T>::report_column_end(ColumnSolve& solve, double seconds) c
     for (const auto& logger : loggers_) {
         logger->on_column_end(solve.column, solve.status, seconds);
     }
-}
-
-template <typename T>
-IterationOutcome ColumnsTogetherSolver<T>::iterate(const vector_type& b, vector_type& x, vector_type& r,
-                                                   double residual_norm, IterationMonitor& monitor) const
-{
-    (void)residual_norm;
-    return this->iterate_columns(b, x, r, {&monitor}).front();
 }
 
 template <typename T>

@@ -148,8 +148,7 @@ struct IterationOutcome {
 
 /**
  * A Krylov solver for A x = b as a LinOp: `apply(b, x)` solves with x as the initial guess (Cg, Bicgstab,
- * Gmres and Idr iterate all columns together, each ending as if solved alone; the driver alone solves one
- * column after another); `apply(alpha, b, beta, x)` sets x = alpha A^{-1} b + beta x. Runs on every
+ * Gmres and Idr iterate all columns together, each ending as if solved alone); `apply(alpha, b, beta, x)` sets x = alpha A^{-1} b + beta x. Runs on every
  * executor through Dense BLAS-1 and the system matrix's apply; Cg, Bicgstab, Gmres and Idr keep their
  * scalars on the executor and read them once every few iterations.
  *
@@ -243,13 +242,6 @@ protected:
     /// The rows of every process of the reduction group (one allgather; every process must call it).
     RowsOverProcesses rows_over_processes() const;
 
-    /**
-     * The algorithm: iterates from x, with r = b - A x on entry (norm `residual_norm`), until the monitor
-     * or a breakdown stops it. On return x is the best iterate; r may be anything.
-     */
-    virtual IterationOutcome iterate(const vector_type& b, vector_type& x, vector_type& r,
-                                     double residual_norm, IterationMonitor& monitor) const = 0;
-
     /// z = M^{-1} r (a copy without preconditioner).
     void precondition(const vector_type& r, vector_type& z) const;
     /// z = M^{-1} r and dots[j] = r_j^T z_j, completed over a distributed solve's processes: one pass where
@@ -261,8 +253,6 @@ protected:
     const array<T>* get_scaling_diagonal() const;
     /// r = b - A x.
     void compute_residual(const vector_type& b, const vector_type& x, vector_type& r) const;
-    /// A new n x 1 vector on this solver's executor (uninitialized).
-    std::unique_ptr<vector_type> create_vector() const;
 
     /// The driver's record of one right-hand side: its status so far and, while it still iterates, its
     /// monitor (null once the column is finished) and the norm of r = b - A x. Its norms are the solve's;
@@ -285,11 +275,11 @@ protected:
 
     /**
      * Solves the columns of b into x and fills `statuses` (one per column, in the user's scale, see
-     * RightHandSides), telling the loggers of each column's end. This default solves one column after
-     * another through iterate(); ColumnsTogetherSolver iterates all columns together with the steps below.
+     * RightHandSides), telling the loggers of each column's end (ColumnsTogetherSolver, with the steps
+     * below).
      */
     virtual void solve(const vector_type& b, vector_type& x, std::vector<stop::Status>& statuses,
-                       const RightHandSides& rhs) const;
+                       const RightHandSides& rhs) const = 0;
     /// Sets x to 0 in every column where rhs_norms says b = 0, then returns compute_residual_norms.
     std::vector<double> compute_initial_residual_norms(const std::vector<double>& rhs_norms, const vector_type& b,
                                                        vector_type& x, vector_type& r,
@@ -301,9 +291,9 @@ protected:
     /// the result still iterates unless b is zero or non-finite or x already meets the tolerance.
     /// `report_scale` as in ColumnSolve.
     ColumnSolve begin_column(size_type column, double rhs_norm, double residual_norm, double report_scale) const;
-    /// Whether `solve` may start another iterate() (the budget is not spent); finishes it otherwise.
+    /// Whether `solve` may iterate again (the budget is not spent); finishes it otherwise.
     bool may_iterate(ColumnSolve& solve) const;
-    /// Turns the outcome of iterate() and the norm of the true residual after it (compute_residual_norms,
+    /// Turns the outcome of an iteration and the norm of the true residual after it (compute_residual_norms,
     /// which leaves that residual in r for a restart) into the status, or lets the column restart.
     void end_iterate(ColumnSolve& solve, const IterationOutcome& outcome, double residual_norm) const;
     /// Takes the column's status to the user's scale and tells the loggers that column `solve.column` ended,
@@ -330,9 +320,8 @@ private:
 /**
  * An IterativeSolver whose iteration runs on all columns of b at once (Cg, Bicgstab, Gmres, Idr): solve()
  * begins every column, then runs rounds of iterate_columns over the columns that may still iterate, each from
- * its true residual (end_iterate restarts or finishes every column iterated), and reports every column's end;
- * the one-column iterate() is iterate_columns on that column alone. A solver may take at most
- * get_max_columns_together() columns per call: the others wait for the next group.
+ * its true residual (end_iterate restarts or finishes every column iterated), and reports every column's end.
+ * A solver may take at most get_max_columns_together() columns per call: the others wait for the next group.
  */
 template <typename T>
 class ColumnsTogetherSolver : public IterativeSolver<T> {
@@ -340,8 +329,6 @@ protected:
     using vector_type = typename IterativeSolver<T>::vector_type;
     using IterativeSolver<T>::IterativeSolver;
 
-    IterationOutcome iterate(const vector_type& b, vector_type& x, vector_type& r, double residual_norm,
-                             IterationMonitor& monitor) const final;
     void solve(const vector_type& b, vector_type& x, std::vector<stop::Status>& statuses,
                const typename IterativeSolver<T>::RightHandSides& rhs) const final;
 
