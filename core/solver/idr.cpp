@@ -59,7 +59,7 @@ Idr<T>::Idr(std::shared_ptr<const Executor> exec, const parameters_type& paramet
                 LARCH_RUN_KERNEL(exec, gram_schmidt::subtract, *previous, *projection, *row);
             }
         }
-        const double norm = reduce.norm2(*row);
+        const double norm = reduce.column_norms2(*row).front();
         // k < s <= n random vectors are independent with probability one; a zero norm would mean a broken
         // generator, not bad input.
         LARCH_ENSURE(norm > 0 && std::isfinite(norm), NotSupported,

@@ -148,9 +148,10 @@ struct IterationOutcome {
 
 /**
  * A Krylov solver for A x = b as a LinOp: `apply(b, x)` solves with x as the initial guess (Cg, Bicgstab,
- * Gmres and Idr iterate all columns together, each ending as if solved alone); `apply(alpha, b, beta, x)` sets x = alpha A^{-1} b + beta x. Runs on every
- * executor through Dense BLAS-1 and the system matrix's apply; Cg, Bicgstab, Gmres and Idr keep their
- * scalars on the executor and read them once every few iterations.
+ * Gmres and Idr iterate all columns together, each ending as if solved alone); `apply(alpha, b, beta, x)`
+ * sets x = alpha A^{-1} b + beta x. Runs on every executor through Dense BLAS-1 and the system matrix's
+ * apply; Cg, Bicgstab, Gmres and Idr keep their scalars on the executor and read them once every few
+ * iterations.
  *
  * Thread safety: apply may be called from several threads at once on one solver (with distinct x): the
  * solver's own state is read-only after generate, and each apply records its statuses under a lock when it
@@ -349,50 +350,28 @@ private:
 };
 
 /**
- * The reductions of one solve, as double: dot products and norms of n x 1 vectors through one result entry
- * on the executor, and the norms of all columns of a block through results kept for the next block of as
- * many columns, with one workspace (a GPU's partial sums) that every reduction reuses, so a solve that keeps
- * one Reductions allocates only in its first reductions. Each reads its values back to the host (one
- * synchronization, the cost that remains: about 10 us on a GPU, which Cg avoids by keeping its scalars on
- * the executor).
+ * The column norms of one solve, as double, through results and a workspace (a GPU's partial sums) on the
+ * executor that every call reuses (enlarged only for a block of more columns), so a solve that keeps one
+ * Reductions allocates only in its first call. Each call reads the norms back to the host (one
+ * synchronization, the cost that remains: about 10 us on a GPU, which the solvers pay once per restart
+ * round, not per iteration).
  */
 template <typename T>
 class Reductions {
 public:
-    explicit Reductions(std::shared_ptr<const Executor> exec)
-        : result_{exec, 1}, column_results_{exec}, workspace_{exec}
-    {}
+    explicit Reductions(std::shared_ptr<const Executor> exec) : results_{exec}, workspace_{exec} {}
 
-    double dot(const matrix::Dense<T>& a, const matrix::Dense<T>& b)
-    {
-        a.compute_dot(b, result_, workspace_);
-        return read();
-    }
-    double norm2(const matrix::Dense<T>& a)
-    {
-        a.compute_norm2(result_, workspace_);
-        return read();
-    }
     /// The 2-norm of every column of `a` (one reduction over all of them, one read).
     std::vector<double> column_norms2(const matrix::Dense<T>& a)
     {
-        column_results_.resize_and_reset(a.get_size().cols);
-        a.compute_norm2(column_results_, workspace_);
-        const auto values = column_results_.copy_to_host();
+        results_.resize_and_reset(a.get_size().cols);
+        a.compute_norm2(results_, workspace_);
+        const auto values = results_.copy_to_host();
         return {values.begin(), values.end()};
     }
 
 private:
-    double read()
-    {
-        T value{};
-        const auto& exec = result_.get_executor();
-        exec->get_host()->copy_from(*exec, sizeof(T), result_.get_const_data(), &value);
-        return static_cast<double>(value);
-    }
-
-    array<T> result_;
-    array<T> column_results_;
+    array<T> results_;
     array<T> workspace_;
 };
 
