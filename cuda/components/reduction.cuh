@@ -112,10 +112,10 @@ __global__ void __launch_bounds__(reduction_block_size)
 
 /// Short columns in one launch: one block per column reduces all of it and finalizes it (the two launches
 /// below cost more than the work for a few thousand rows, where a solver's iteration is launch-bound).
-template <typename T, typename Entry, typename Op, typename Finalize>
+template <typename T, typename Entry, typename Op, typename Finalize, typename R>
 __global__ void __launch_bounds__(reduction_block_size)
     reduce_short_columns(std::int64_t rows, std::int64_t cols, Entry entry, Op op, T identity,
-                         Finalize finalize, T* result)
+                         Finalize finalize, R* result)
 {
     for (std::int64_t col = blockIdx.x; col < cols; col += gridDim.x) {
         T partial = identity;
@@ -130,10 +130,10 @@ __global__ void __launch_bounds__(reduction_block_size)
 }
 
 /// Stage 2: one block per column combines its partial results; result[col] = finalize(col, total).
-template <typename T, typename Op, typename Finalize>
+template <typename T, typename Op, typename Finalize, typename R>
 __global__ void __launch_bounds__(reduction_block_size)
     reduce_columns_final(std::int64_t num_partials, std::int64_t cols, const T* partials, Op op,
-                         T identity, Finalize finalize, T* result)
+                         T identity, Finalize finalize, R* result)
 {
     for (std::int64_t col = blockIdx.x; col < cols; col += gridDim.x) {
         T total = identity;
@@ -192,9 +192,10 @@ inline std::int64_t reduction_partials_per_column(
  * `result` in device memory. Two launches (blocks over rows on x and columns on y, or over the row-major
  * (row, col) pairs for 2..32 columns in a power of two; then one block per column over the partial
  * results) and a workspace of at most 1024 values per column, taken from `workspace` (enlarged only when
- * too small, so a caller that keeps it allocates once); one launch and no workspace for at most
+ * too small, so a caller that keeps it allocates once; a value T of several words W, such as TwoSums, takes
+ * several of its entries); one launch and no workspace for at most
  * max_short_column_rows rows. `entry` and `finalize` are functors with `__device__ T
- * operator()(std::int64_t, std::int64_t)` and `__device__ T operator()(std::int64_t col, T total)`;
+ * operator()(std::int64_t, std::int64_t)` and `__device__ R operator()(std::int64_t col, T total)`;
  * `entry` is called exactly once per (row, col) and `finalize` once per column, after every entry of its
  * column (not necessarily after those of the other columns), so either may also write memory of its own
  * column. Deterministic for a given device and build: the grid depends only on the sizes, the layout, the device and
@@ -202,11 +203,14 @@ inline std::int64_t reduction_partials_per_column(
  * A plain reduction is the case cols == 1. `layout` says how the entries lie in memory, so that the reads
  * coalesce.
  */
-template <typename T, typename Entry, typename Op, typename Finalize>
+template <typename T, typename Entry, typename Op, typename Finalize, typename R, typename W>
 void reduce_columns(const GpuExecutor& exec, std::int64_t rows, std::int64_t cols, Entry entry,
-                    Op op, T identity, Finalize finalize, T* result, array<T>& workspace,
+                    Op op, T identity, Finalize finalize, R* result, array<W>& workspace,
                     EntryLayout layout = EntryLayout::row_major)
 {
+    static_assert(sizeof(T) % sizeof(W) == 0 && alignof(T) <= alignof(W),
+                  "a partial result takes whole workspace entries");
+    constexpr auto words_per_partial = static_cast<size_type>(sizeof(T) / sizeof(W));
     if (cols == 0) {
         return;
     }
@@ -226,34 +230,34 @@ void reduce_columns(const GpuExecutor& exec, std::int64_t rows, std::int64_t col
                     : resident_blocks_per_multiprocessor(exec, &reduce_columns_partial<T, Entry, Op>,
                                                          reduction_block_size);
     const auto blocks_per_column = reduction_partials_per_column(exec, rows, cols, layout, blocks_per_multiprocessor);
-    const auto needed = static_cast<size_type>(blocks_per_column * cols);
+    const auto needed = static_cast<size_type>(blocks_per_column * cols) * words_per_partial;
     if (workspace.get_size() < needed) {
         workspace.resize_and_reset(needed);
     }
+    const auto partials = reinterpret_cast<T*>(workspace.get_data());
     if (interleaved) {
         reduce_interleaved_columns_partial<<<static_cast<unsigned>(blocks_per_column),
                                              reduction_block_size>>>(rows, static_cast<int>(cols), entry, op,
-                                                                      identity, workspace.get_data());
+                                                                      identity, partials);
         LARCH_LAUNCH_CHECK("components::reduce_interleaved_columns_partial");
     } else {
         reduce_columns_partial<<<dim3(static_cast<unsigned>(blocks_per_column),
                                       static_cast<unsigned>(column_blocks)),
-                                 reduction_block_size>>>(rows, cols, entry, op, identity,
-                                                         workspace.get_data());
+                                 reduction_block_size>>>(rows, cols, entry, op, identity, partials);
         LARCH_LAUNCH_CHECK("components::reduce_columns_partial");
     }
     reduce_columns_final<<<static_cast<unsigned>(column_blocks), reduction_block_size>>>(
-        blocks_per_column, cols, workspace.get_const_data(), op, identity, finalize, result);
+        blocks_per_column, cols, partials, op, identity, finalize, result);
     LARCH_LAUNCH_CHECK("components::reduce_columns_final");
 }
 
 /// As above with a workspace of its own (from the executor's stream-ordered pool).
-template <typename T, typename Entry, typename Op, typename Finalize>
+template <typename T, typename Entry, typename Op, typename Finalize, typename R>
 void reduce_columns(const GpuExecutor& exec, std::int64_t rows, std::int64_t cols, Entry entry,
-                    Op op, T identity, Finalize finalize, T* result,
+                    Op op, T identity, Finalize finalize, R* result,
                     EntryLayout layout = EntryLayout::row_major)
 {
-    array<T> workspace{exec.shared_from_this()};
+    array<R> workspace{exec.shared_from_this()};
     reduce_columns(exec, rows, cols, entry, op, identity, finalize, result, workspace, layout);
 }
 

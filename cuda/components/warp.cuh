@@ -20,6 +20,7 @@
 #include <cstdint>
 #include <type_traits>
 
+#include "core/base/two_sums.hpp"
 #include "cuda/base/runtime.hpp"
 
 namespace larch {
@@ -117,6 +118,14 @@ __device__ __forceinline__ T shuffle_xor(T value, int lane_mask)
 #else
     return __shfl_xor_sync(member_mask<subwarp_size>(), value, lane_mask, subwarp_size);
 #endif
+}
+
+/// Both sums of the lane whose rank is this rank XOR `lane_mask` (two shuffles: the hardware moves 32 or 64
+/// bits at a time).
+template <int subwarp_size, typename T>
+__device__ __forceinline__ TwoSums<T> shuffle_xor(TwoSums<T> value, int lane_mask)
+{
+    return {shuffle_xor<subwarp_size>(value.first, lane_mask), shuffle_xor<subwarp_size>(value.second, lane_mask)};
 }
 
 /// The value of the lane `delta` ranks below (lanes with rank < delta get their own value back).
