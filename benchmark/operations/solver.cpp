@@ -7,11 +7,13 @@
 // Byte model (per iteration, the minimum traffic, with scalar Jacobi or none, per column): every SpMV reads
 // the CSR arrays once (values, column indices, row pointers) plus its input and writes its output; every
 // vector operation reads and writes its operands once; Jacobi reads D^{-1}, its input and writes its output
-// (a copy, 2 vectors, without preconditioner). CG: 1 SpMV + 14 vectors of n + 1 preconditioner application,
-// 12 with scalar Jacobi, whose pass also forms r^T z (preconditioner::ApplyWithDot);
-// BiCGSTAB: 2 SpMV + 21 vectors + 4 (4 dot products: 7, the direction update: 4, the half step with ||s||: 3,
-// the solution step with ||r||: 7; scalar Jacobi runs inside the direction and half steps, reading D^{-1}
-// and writing p_hat and s_hat, and without a preconditioner they are copies of p and s: 2 x 2 vectors).
+// (a copy, 2 vectors, without preconditioner). CG: 1 SpMV + 14 vectors of n + 1 preconditioner application;
+// with scalar Jacobi, folded into the steps, 1 SpMV + 13 vectors (p^T q: 2, the solution step with r^T r and
+// r^T D^{-1} r: 7, the direction step p = D^{-1} r + beta p: 4);
+// BiCGSTAB: 2 SpMV + 20 vectors + 4 (3 dot products: 5, the direction update: 4, the half step with ||s||: 3,
+// the solution step with ||r|| and the next r_hat^T r: 8; scalar Jacobi runs inside the direction and half
+// steps, reading D^{-1} and writing p_hat and s_hat, and without a preconditioner they are copies of p and s:
+// 2 x 2 vectors). BiCGSTAB's dot r_hat^T r at the start of each block of check_interval steps is left out.
 // GMRES(m), Arnoldi step j (j + 1 basis vectors): 1 SpMV + 1 preconditioner application + two CGS passes of
 // (2j + 5) vectors each (projection: basis and w read; update: basis and w read, w written) + 3 (norm of w,
 // v_{j+1} = w / norm); per restart
@@ -60,10 +62,10 @@ double bytes_moved(const std::string& type, double iterations, size_type restart
     // without a preconditioner z = r is a copy (2 vectors) instead of a scaling (3 vectors)
     const double preconditioner = (jacobi ? 3 : 2) * vector;
     if (type == "cg") {
-        return iterations * (spmv + (jacobi ? 12 : 14) * vector + preconditioner);
+        return iterations * (spmv + (jacobi ? 13 * vector : 14 * vector + preconditioner));
     }
     if (type == "bicgstab") {
-        return iterations * (2 * spmv + 25 * vector);
+        return iterations * (2 * spmv + 24 * vector);
     }
     if (type == "gmres") {
         double bytes = 0;

@@ -207,6 +207,19 @@ LARCH_HOST_DEVICE void finish_solution_step(T* state, size_type cols, size_type 
     }
 }
 
+/// finish_solution_step, and for a column whose update was full, `next_rho` = r_hat^T r of the new residual
+/// (formed in the same pass as r^T r) as the next direction's rho_new, so that no separate dot precedes it.
+template <typename T>
+LARCH_HOST_DEVICE void finish_solution_step_with_rho(T* state, size_type cols, size_type col, size_type slot,
+                                                     T sum_of_squares, T next_rho)
+{
+    const bool full = solution_update(state, cols, col) == SolutionUpdate::full;
+    finish_solution_step(state, cols, col, slot, sum_of_squares);
+    if (full) {
+        entry(state, cols, bicgstab_state::rho_new, col) = next_rho;
+    }
+}
+
 }  // namespace bicgstab_rules
 }  // namespace kernels
 }  // namespace larch

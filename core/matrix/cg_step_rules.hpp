@@ -70,6 +70,23 @@ LARCH_HOST_DEVICE void finish_step(T* state, size_type cols, size_type col, size
     }
 }
 
+/// finish_step for a solve that folds a scalar Jacobi D^{-1} into its step: `next_rho` = r^T D^{-1} r of the
+/// updated residual, formed in the same pass as r^T r, becomes rho (rho_old keeps the step's rho) for a
+/// column that ran this step and did not break down (as the separate preconditioner apply and dot would
+/// leave it: a frozen column's r, so its rho, does not change).
+template <typename T>
+LARCH_HOST_DEVICE void finish_step_with_rho(T* state, size_type cols, size_type col, size_type slot,
+                                            T sum_of_squares, T next_rho)
+{
+    if (!is_running(state, cols, col)) {
+        return;
+    }
+    finish_step(state, cols, col, slot, sum_of_squares);
+    if (entry(state, cols, cg_state::stopped, col) != T{cg_state::breakdown}) {
+        entry(state, cols, cg_state::rho, col) = next_rho;
+    }
+}
+
 /// Whether the direction update of step `slot` changes column `col`: a running column, or one that this
 /// very step paused (it resumes later from that direction).
 template <typename T>

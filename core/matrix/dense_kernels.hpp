@@ -73,15 +73,20 @@ LARCH_DECLARE_KERNEL(namespace dense {
     /// sets it running again.
     /// `workspace` holds the partial sums where a backend needs them: the caller keeps it between steps
     /// and the kernel enlarges it only when it is too small (so a solve allocates once).
+    /// `inverse_diagonal`: where a scalar Jacobi D^{-1} is folded into the step (else nullptr), the same pass
+    /// also forms the next rho = r^T D^{-1} r of each column that ran and did not break down
+    /// (cg_rules::finish_step_with_rho), so no preconditioner apply and dot follow.
     template <typename T>
     void cg_step_solution(const DefaultExecutor& exec, const matrix::Dense<T>& p,
                           const matrix::Dense<T>& q, matrix::Dense<T>& x, matrix::Dense<T>& r,
-                          size_type slot, array<T>& state, array<T>& workspace);
+                          size_type slot, array<T>& state, array<T>& workspace,
+                          const array<T>* inverse_diagonal);
     /// The direction update of step `slot`, p = z + (rho / rho_old) p, for the running columns and those
-    /// this step paused.
+    /// this step paused; with `inverse_diagonal` (a folded scalar Jacobi), z = D^{-1} r is formed here from
+    /// r passed as `z`.
     template <typename T>
     void cg_step_direction(const DefaultExecutor& exec, const matrix::Dense<T>& z, matrix::Dense<T>& p,
-                           size_type slot, const array<T>& state);
+                           size_type slot, const array<T>& state, const array<T>* inverse_diagonal);
     /// BiCGSTAB's direction update on scalars that stay on the executor (`state`, bicgstab_state layout,
     /// one entry per column of p): for each running column whose rho_new = r_hat^T r is finite and nonzero,
     /// beta = (rho_new / rho) (alpha / omega) and p = (r - omega beta v) + beta p in one pass, in this
@@ -107,12 +112,14 @@ LARCH_DECLARE_KERNEL(namespace dense {
     /// sqrt(r^T r) into norm slot `slot`; a norm at or below the threshold, or not finite, stops it
     /// (finished), one above pause_above pauses it (paused). t_t or t_s not finite stops the column with
     /// no update, t_t or t_s zero after x += alpha p_hat (both stopped = breakdown). A stopped column
-    /// does not change until the host sets it running again.
+    /// does not change until the host sets it running again. The same pass forms the next rho_new =
+    /// r_hat^T r with the shadow residual r_hat (`shadow`) for each column it fully updated
+    /// (bicgstab_rules::finish_solution_step_with_rho), so the next direction step needs no dot of its own.
     template <typename T>
     void bicgstab_step_solution(const DefaultExecutor& exec, const matrix::Dense<T>& p_hat,
                                 const matrix::Dense<T>& s_hat, const matrix::Dense<T>& t,
-                                matrix::Dense<T>& x, matrix::Dense<T>& r, size_type slot,
-                                array<T>& state, array<T>& workspace);
+                                const matrix::Dense<T>& shadow, matrix::Dense<T>& x, matrix::Dense<T>& r,
+                                size_type slot, array<T>& state, array<T>& workspace);
     template <typename T>
     void transpose(const DefaultExecutor& exec, const matrix::Dense<T>& source,
                    matrix::Dense<T>& dest);
@@ -235,9 +242,10 @@ constexpr int omega_zero = 5;
                                       array<T>&);                                                   \
     template void cg_step_solution<T>(const DefaultExecutor&, const matrix::Dense<T>&,            \
                                       const matrix::Dense<T>&, matrix::Dense<T>&, matrix::Dense<T>&, \
-                                      size_type, array<T>&, array<T>&);                           \
+                                      size_type, array<T>&, array<T>&, const array<T>*);          \
     template void cg_step_direction<T>(const DefaultExecutor&, const matrix::Dense<T>&,           \
-                                       matrix::Dense<T>&, size_type, const array<T>&);            \
+                                       matrix::Dense<T>&, size_type, const array<T>&,             \
+                                       const array<T>*);                                          \
     template void bicgstab_step_direction<T>(const DefaultExecutor&, const matrix::Dense<T>&,     \
                                              const matrix::Dense<T>&, matrix::Dense<T>&,          \
                                              const array<T>&, const FusedScaling<T>&);            \
@@ -246,8 +254,8 @@ constexpr int omega_zero = 5;
                                         const FusedScaling<T>&);                                  \
     template void bicgstab_step_solution<T>(const DefaultExecutor&, const matrix::Dense<T>&,      \
                                             const matrix::Dense<T>&, const matrix::Dense<T>&,     \
-                                            matrix::Dense<T>&, matrix::Dense<T>&, size_type,      \
-                                            array<T>&, array<T>&);                                \
+                                            const matrix::Dense<T>&, matrix::Dense<T>&,           \
+                                            matrix::Dense<T>&, size_type, array<T>&, array<T>&);  \
     template void transpose<T>(const DefaultExecutor&, const matrix::Dense<T>&, matrix::Dense<T>&); \
     template void gemm<T>(const DefaultExecutor&, T, const matrix::Dense<T>&,                      \
                           const matrix::Dense<T>&, T, matrix::Dense<T>&)

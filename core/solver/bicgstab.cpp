@@ -117,8 +117,10 @@ std::vector<IterationOutcome> Bicgstab<T>::iterate_columns(const matrix::Dense<T
     const kernels::FusedScaling<T> s_scaling{inverse_diagonal, s_hat.get()};
     while (columns.any_live()) {
         const auto steps = columns.next_block_steps();
+        // Each solution step forms the next rho_new = r_hat^T r itself; a block starts from a dot, since
+        // between blocks the host may have set columns running again.
+        shadow->compute_dot(r, rho_new, workspace);
         for (size_type slot = 0; slot < steps; ++slot) {
-            shadow->compute_dot(r, rho_new, workspace);
             LARCH_RUN_KERNEL(exec, dense::bicgstab_step_direction, r, *v, *p, state, p_scaling);
             if (!p_scaling.is_fused()) {
                 this->precondition(*p, *p_hat);
@@ -133,7 +135,8 @@ std::vector<IterationOutcome> Bicgstab<T>::iterate_columns(const matrix::Dense<T
             a.apply(*s_hat, *t);
             LARCH_RUN_KERNEL(exec, dense::compute_dot_pair, *t, *t, r, t_products, workspace);
             detail::complete_sums(*exec, t_products.get_data(), 2 * cols);
-            LARCH_RUN_KERNEL(exec, dense::bicgstab_step_solution, *p_hat, *s_hat, *t, x, r, slot, state, workspace);
+            LARCH_RUN_KERNEL(exec, dense::bicgstab_step_solution, *p_hat, *s_hat, *t, *shadow, x, r, slot, state,
+                             workspace);
         }
         columns.review("Bicgstab", steps, [&](size_type col) {
             return breakdown_outcome(static_cast<int>(columns.field(state_field::cause, col)));

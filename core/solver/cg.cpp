@@ -83,19 +83,25 @@ std::vector<IterationOutcome> Cg<T>::iterate_columns(const matrix::Dense<T>&, ma
     array<T> workspace{exec};
     auto rho = columns.view(state_field::rho);
     auto p_q = columns.view(state_field::p_q);
-    auto z = matrix::Dense<T>::create(exec, dim2{rows, cols});
     auto p = matrix::Dense<T>::create(exec, dim2{rows, cols});
     auto q = matrix::Dense<T>::create(exec, dim2{rows, cols});
-    this->precondition_and_dot(r, *z, rho, workspace);
-    p->copy_from(*z);
+    this->precondition_and_dot(r, *p, rho, workspace);
+    // Scalar Jacobi folds into the step kernels: the solution step forms the next rho = r^T D^{-1} r beside
+    // r^T r and the direction step D^{-1} r itself, which saves z, a pass over r and z, and a launch.
+    const auto* inverse_diagonal = this->get_scaling_diagonal();
+    auto z = inverse_diagonal ? nullptr : matrix::Dense<T>::create(exec, dim2{rows, cols});
+    // What the direction step scales (r, folded) or takes as it is (z).
+    const auto& direction_source = inverse_diagonal ? r : *z;
     while (columns.any_live()) {
         const auto steps = columns.next_block_steps();
         for (size_type slot = 0; slot < steps; ++slot) {
             a.apply(*p, *q);
             p->compute_dot(*q, p_q, workspace);
-            LARCH_RUN_KERNEL(exec, dense::cg_step_solution, *p, *q, x, r, slot, state, workspace);
-            this->precondition_and_dot(r, *z, rho, workspace);
-            LARCH_RUN_KERNEL(exec, dense::cg_step_direction, *z, *p, slot, state);
+            LARCH_RUN_KERNEL(exec, dense::cg_step_solution, *p, *q, x, r, slot, state, workspace, inverse_diagonal);
+            if (!inverse_diagonal) {
+                this->precondition_and_dot(r, *z, rho, workspace);
+            }
+            LARCH_RUN_KERNEL(exec, dense::cg_step_direction, direction_source, *p, slot, state, inverse_diagonal);
         }
         columns.review("Cg", steps, [&](size_type col) {
             return breakdown_outcome(columns.field(state_field::rho, col), columns.field(state_field::p_q, col));

@@ -6,6 +6,7 @@
 #include <cmath>
 #include <limits>
 #include <string>
+#include <vector>
 
 #include "core/base/number_text.hpp"
 #include "core/base/reduction_completion.hpp"
@@ -271,7 +272,19 @@ const array<T>* IterativeSolver<T>::get_scaling_diagonal() const
 {
     const auto* scaling = dynamic_cast<const preconditioner::DiagonalScaling<T>*>(preconditioner_.get());
     const auto* diagonal = scaling != nullptr ? scaling->get_scaling_diagonal() : nullptr;
-    return diagonal != nullptr && diagonal->get_executor() == this->get_executor() ? diagonal : nullptr;
+    if (diagonal != nullptr && diagonal->get_executor() != this->get_executor()) {
+        diagonal = nullptr;
+    }
+    if (!group_) {
+        return diagonal;
+    }
+    // Every process folds the scaling or none does: a folded step completes its sums over the group in other
+    // messages than a separate preconditioner apply and dot (block Jacobi on a process without rows has no
+    // blocks, so it is a diagonal scaling there and not on the other processes).
+    const double local = diagonal != nullptr ? 1.0 : 0.0;
+    std::vector<double> all(static_cast<size_type>(group_->get_num_processes()));
+    group_->allgather(&local, 1, all.data());
+    return std::all_of(all.begin(), all.end(), [](double has) { return has == 1.0; }) ? diagonal : nullptr;
 }
 
 template <typename T>

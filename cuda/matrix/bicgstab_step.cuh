@@ -6,6 +6,7 @@
 
 #include <cstdint>
 
+#include "core/base/two_sums.hpp"
 #include "core/matrix/bicgstab_step_rules.hpp"
 #include "cuda/components/launch.cuh"
 
@@ -127,46 +128,42 @@ struct BicgstabSolutionEntry {
     std::int64_t s_hat_stride;
     const T* t;
     std::int64_t t_stride;
+    const T* shadow;
+    std::int64_t shadow_stride;
 
-    __device__ T operator()(std::int64_t row, std::int64_t col) const
+    /// The new r entry squared and r_hat times it (both 0 for a column left alone).
+    __device__ TwoSums<T> operator()(std::int64_t row, std::int64_t col) const
     {
         using bicgstab_rules::SolutionUpdate;
         const auto column = static_cast<size_type>(col);
         const auto update = bicgstab_rules::solution_update(state, cols, column);
         if (update == SolutionUpdate::none) {
-            return T{0};
+            return {T{0}, T{0}};
         }
         const T alpha = bicgstab_rules::value(state, cols, bicgstab_state::alpha, column);
         const T omega = update == SolutionUpdate::full ? bicgstab_rules::solution_omega(state, cols, column) : T{0};
-        return bicgstab_rules::update_solution_entry(update, alpha, omega, p_hat[row * p_hat_stride + col],
-                                                     s_hat[row * s_hat_stride + col], t[row * t_stride + col],
-                                                     x[row * x_stride + col], r[row * r_stride + col]);
+        T& r_entry = r[row * r_stride + col];
+        const T square = bicgstab_rules::update_solution_entry(update, alpha, omega, p_hat[row * p_hat_stride + col],
+                                                               s_hat[row * s_hat_stride + col], t[row * t_stride + col],
+                                                               x[row * x_stride + col], r_entry);
+        return {square, shadow[row * shadow_stride + col] * r_entry};
     }
 };
 
-/// finalize(col, r^T r): records the column's solution step; returns the norm slot's (possibly new) value.
+/// finalize(col, (r^T r, r_hat^T r)): records the column's solution step and the next rho_new; returns the
+/// norm slot's (possibly new) value.
 template <typename T>
 struct BicgstabFinishSolutionStep {
     T* state;
     size_type cols;
     size_type slot;
 
-    __device__ T operator()(std::int64_t col, T sum_of_squares) const
+    __device__ T operator()(std::int64_t col, TwoSums<T> sums) const
     {
         const auto column = static_cast<size_type>(col);
-        bicgstab_rules::finish_solution_step(state, cols, column, slot, sum_of_squares);
+        bicgstab_rules::finish_solution_step_with_rho(state, cols, column, slot, sums.first, sums.second);
         return bicgstab_rules::value(state, cols, bicgstab_state::norms + slot, column);
     }
-};
-
-/// finish(col): a finalize functor above applied to the column's sum of squares over all processes (a
-/// distributed solve, one thread per column).
-template <typename T, typename Finish>
-struct FinishFromSums {
-    Finish finish;
-    const T* sums_of_squares;
-
-    __device__ void operator()(std::int64_t col) const { finish(col, sums_of_squares[col]); }
 };
 
 }  // namespace dense

@@ -1,10 +1,12 @@
 // Device functors of the fused conjugate-gradient step (core/matrix/dense_kernels.hpp, cg_state): the
 // solution update runs inside the first launch of the column reduction, so x, r, p and q are each touched
-// once and the residual's sum of squares comes out of the same pass; the decisions are cg_step_rules.hpp's.
+// once and the residual's sum of squares comes out of the same pass (with a folded scalar Jacobi D^{-1},
+// the next rho = r^T D^{-1} r beside it); the decisions are cg_step_rules.hpp's.
 #pragma once
 
 #include <cstdint>
 
+#include "core/base/two_sums.hpp"
 #include "core/matrix/cg_step_rules.hpp"
 #include "cuda/components/launch.cuh"
 
@@ -13,8 +15,9 @@ namespace kernels {
 namespace LARCH_DEVICE_NAMESPACE {
 namespace dense {
 
-/// entry(row, col): x += alpha p, r -= alpha q for a running column, returning the new r(row, col)^2.
-template <typename T>
+/// entry(row, col): x += alpha p, r -= alpha q for a running column, returning the new r(row, col)^2, and
+/// with `folds_scaling` also r(row, col) (d_row r(row, col)), the term of r^T D^{-1} r.
+template <typename T, bool folds_scaling>
 struct CgSolutionEntry {
     const T* state;
     size_type cols;
@@ -26,8 +29,10 @@ struct CgSolutionEntry {
     std::int64_t p_stride;
     const T* q;
     std::int64_t q_stride;
+    /// D^{-1} (read only with folds_scaling)
+    const T* inverse_diagonal;
 
-    __device__ T operator()(std::int64_t row, std::int64_t col) const
+    __device__ auto operator()(std::int64_t row, std::int64_t col) const
     {
         const T alpha = cg_rules::step_length(state, cols, static_cast<size_type>(col));
         T& r_entry = r[row * r_stride + col];
@@ -36,39 +41,44 @@ struct CgSolutionEntry {
             x[row * x_stride + col] += alpha * p[row * p_stride + col];
             r_entry -= alpha * q[row * q_stride + col];
         }
-        return r_entry * r_entry;
+        if constexpr (folds_scaling) {
+            return TwoSums<T>{r_entry * r_entry, r_entry * (inverse_diagonal[row] * r_entry)};
+        } else {
+            return r_entry * r_entry;
+        }
     }
 };
 
-/// finalize(col, r^T r): records the column's step in the state; returns the norm slot's (new) value.
+/// Records column `col`'s step from its sums: r^T r, or r^T r and r^T D^{-1} r (cg_rules).
+template <typename T>
+__device__ void finish_cg_step(T* state, size_type cols, std::int64_t col, size_type slot, T sum_of_squares)
+{
+    cg_rules::finish_step(state, cols, static_cast<size_type>(col), slot, sum_of_squares);
+}
+
+template <typename T>
+__device__ void finish_cg_step(T* state, size_type cols, std::int64_t col, size_type slot, TwoSums<T> sums)
+{
+    cg_rules::finish_step_with_rho(state, cols, static_cast<size_type>(col), slot, sums.first, sums.second);
+}
+
+/// finalize(col, sums): records the column's step in the state; returns the norm slot's (new) value.
 template <typename T>
 struct CgFinishStep {
     T* state;
     size_type cols;
     size_type slot;
 
-    __device__ T operator()(std::int64_t col, T sum_of_squares) const
+    template <typename Sums>
+    __device__ T operator()(std::int64_t col, Sums sums) const
     {
-        cg_rules::finish_step(state, cols, static_cast<size_type>(col), slot, sum_of_squares);
+        finish_cg_step(state, cols, col, slot, sums);
         return cg_rules::entry(state, cols, cg_state::norms + slot, static_cast<size_type>(col));
     }
 };
 
-/// finish(col): records the column's step from its sum of squares over all processes (a distributed solve).
-template <typename T>
-struct CgFinishFromSums {
-    T* state;
-    size_type cols;
-    size_type slot;
-    const T* sums_of_squares;
-
-    __device__ void operator()(std::int64_t col) const
-    {
-        cg_rules::finish_step(state, cols, static_cast<size_type>(col), slot, sums_of_squares[col]);
-    }
-};
-
-/// p = z + beta p for the columns cg_rules::updates_direction names (one thread per entry).
+/// p = z + beta p for the columns cg_rules::updates_direction names (one thread per entry), with z = D^{-1} r
+/// formed here where `inverse_diagonal` is given (then `z` points to r).
 template <typename T>
 struct CgDirectionEntries {
     const T* state;
@@ -78,6 +88,7 @@ struct CgDirectionEntries {
     std::int64_t p_stride;
     const T* z;
     std::int64_t z_stride;
+    const T* inverse_diagonal;
 
     __device__ void operator()(std::int64_t i) const
     {
@@ -86,7 +97,9 @@ struct CgDirectionEntries {
         const auto col = static_cast<size_type>(position.col);
         if (cg_rules::updates_direction(state, cols, col, slot)) {
             T& p_entry = p[row * p_stride + col];
-            p_entry = z[row * z_stride + col] + cg_rules::direction_ratio(state, cols, col) * p_entry;
+            const T z_entry = z[row * z_stride + col];
+            const T scaled = inverse_diagonal ? inverse_diagonal[row] * z_entry : z_entry;
+            p_entry = scaled + cg_rules::direction_ratio(state, cols, col) * p_entry;
         }
     }
 };

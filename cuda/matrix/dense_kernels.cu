@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cstdint>
 #include <limits>
+#include <type_traits>
 
 #include "core/matrix/dense_kernels.hpp"
 #include "core/base/reduction_completion.hpp"
@@ -451,44 +452,85 @@ void compute_norm2(const DefaultExecutor& exec, const matrix::Dense<T>& a, array
                    warp::Sum{}, T{0}, ScaledNorm<T>{scales}, result.get_data(), partials);
 }
 
+/// finish(col): a step's finalize functor applied to the column's sums over all processes (a distributed
+/// solve, one thread per column).
+template <typename Sums, typename Finish>
+struct FinishFromSums {
+    Finish finish;
+    const Sums* sums;
+
+    __device__ void operator()(std::int64_t col) const { finish(col, sums[col]); }
+};
+
+/// The fused reduction of a Krylov step: `entry` updates the vectors and gives each entry's share of the
+/// column's Sums (a sum of squares, or TwoSums), `finish` records each column's step from them. On one
+/// process one reduction with the finish in its last launch; in a distributed solve this process's sums are
+/// completed over the group on the host first.
+template <typename Sums, typename T, typename Entry, typename Finish>
+void reduce_step(const DefaultExecutor& exec, dim2 size, Entry entry, Finish finish, T* norms, array<T>& workspace,
+                 const char* finish_launch_name)
+{
+    const Sums zero{};
+    if (!::larch::current_reduction_group()) {
+        reduce_columns(exec, size.rows, size.cols, entry, warp::Sum{}, zero, finish, norms, workspace);
+        return;
+    }
+    constexpr size_type sums_per_column = sizeof(Sums) / sizeof(T);
+    array<T> sums{exec.shared_from_this(), sums_per_column * size.cols};
+    // TwoSums lie as (first, second) pairs, column after column; complete_sums adds entry by entry.
+    const auto column_sums = reinterpret_cast<Sums*>(sums.get_data());
+    reduce_columns(exec, size.rows, size.cols, entry, warp::Sum{}, zero, KeepTotal{}, column_sums, workspace);
+    ::larch::detail::complete_sums(exec, sums.get_data(), sums_per_column * size.cols);
+    launch_for_each(exec, static_cast<index64>(size.cols), FinishFromSums<Sums, Finish>{finish, column_sums},
+                    finish_launch_name);
+}
+
 template <typename T>
 void cg_step_solution(const DefaultExecutor& exec, const matrix::Dense<T>& p, const matrix::Dense<T>& q,
                       matrix::Dense<T>& x, matrix::Dense<T>& r, size_type slot, array<T>& state,
-                      array<T>& workspace)
+                      array<T>& workspace, const array<T>* inverse_diagonal)
 {
     const auto size = x.get_size();
-    const auto result = state.get_data() + (cg_state::norms + slot) * size.cols;
-    const CgSolutionEntry<T> entry{state.get_const_data(), size.cols, x.get_values(),
-                                   static_cast<index64>(x.get_stride()), r.get_values(),
-                                   static_cast<index64>(r.get_stride()), p.get_const_values(),
-                                   static_cast<index64>(p.get_stride()), q.get_const_values(),
-                                   static_cast<index64>(q.get_stride())};
-    if (!::larch::current_reduction_group()) {
-        reduce_columns(exec, size.rows, size.cols, entry, warp::Sum{}, T{0},
-                       CgFinishStep<T>{state.get_data(), size.cols, slot}, result, workspace);
-        return;
+    const auto make_entry = [&](auto folds_scaling) {
+        return CgSolutionEntry<T, decltype(folds_scaling)::value>{
+            state.get_const_data(),
+            size.cols,
+            x.get_values(),
+            static_cast<index64>(x.get_stride()),
+            r.get_values(),
+            static_cast<index64>(r.get_stride()),
+            p.get_const_values(),
+            static_cast<index64>(p.get_stride()),
+            q.get_const_values(),
+            static_cast<index64>(q.get_stride()),
+            inverse_diagonal ? inverse_diagonal->get_const_data() : nullptr};
+    };
+    const CgFinishStep<T> finish{state.get_data(), size.cols, slot};
+    const auto norms = state.get_data() + (cg_state::norms + slot) * size.cols;
+    const auto finish_name = "launch of dense::cg_step_solution's finish";
+    if (inverse_diagonal) {
+        reduce_step<TwoSums<T>>(exec, size, make_entry(std::true_type{}), finish, norms, workspace, finish_name);
+    } else {
+        reduce_step<T>(exec, size, make_entry(std::false_type{}), finish, norms, workspace, finish_name);
     }
-    // A distributed solve: this process's sums of squares, completed over the group on the host, then the
-    // columns' decisions from the totals.
-    array<T> sums{exec.shared_from_this(), size.cols};
-    reduce_columns(exec, size.rows, size.cols, entry, warp::Sum{}, T{0}, KeepTotal{}, sums.get_data(), workspace);
-    ::larch::detail::complete_sums(exec, sums.get_data(), size.cols);
-    launch_for_each(exec, static_cast<index64>(size.cols),
-                    CgFinishFromSums<T>{state.get_data(), size.cols, slot, sums.get_const_data()},
-                    "launch of dense::cg_step_solution's finish");
 }
 
 template <typename T>
 void cg_step_direction(const DefaultExecutor& exec, const matrix::Dense<T>& z, matrix::Dense<T>& p,
-                       size_type slot, const array<T>& state)
+                       size_type slot, const array<T>& state, const array<T>* inverse_diagonal)
 {
     const auto size = p.get_size();
     if (size.rows == 0 || size.cols == 0) {
         return;
     }
-    CgDirectionEntries<T> functor{state.get_const_data(), size.cols, slot, p.get_values(),
-                                  static_cast<index64>(p.get_stride()), z.get_const_values(),
-                                  static_cast<index64>(z.get_stride())};
+    CgDirectionEntries<T> functor{state.get_const_data(),
+                                  size.cols,
+                                  slot,
+                                  p.get_values(),
+                                  static_cast<index64>(p.get_stride()),
+                                  z.get_const_values(),
+                                  static_cast<index64>(z.get_stride()),
+                                  inverse_diagonal ? inverse_diagonal->get_const_data() : nullptr};
     launch_for_each(exec, static_cast<index64>(size.rows * size.cols), functor, "launch of dense::cg_step_direction");
 }
 
@@ -513,30 +555,12 @@ void bicgstab_step_direction(const DefaultExecutor& exec, const matrix::Dense<T>
                     "launch of dense::bicgstab_step_direction");
 }
 
-/// The fused reduction of a BiCGSTAB step: entry updates the vectors and gives the squares, finish records
-/// each column's step from its sum. On one process one reduction with the finish in its second launch; in a
-/// distributed solve this process's sums are completed over the group on the host first.
-template <typename T, typename Entry, typename Finish>
-void reduce_bicgstab_step(const DefaultExecutor& exec, dim2 size, Entry entry, Finish finish, T* norms,
-                          array<T>& workspace, const char* finish_launch_name)
-{
-    if (!::larch::current_reduction_group()) {
-        reduce_columns(exec, size.rows, size.cols, entry, warp::Sum{}, T{0}, finish, norms, workspace);
-        return;
-    }
-    array<T> sums{exec.shared_from_this(), size.cols};
-    reduce_columns(exec, size.rows, size.cols, entry, warp::Sum{}, T{0}, KeepTotal{}, sums.get_data(), workspace);
-    ::larch::detail::complete_sums(exec, sums.get_data(), size.cols);
-    launch_for_each(exec, static_cast<index64>(size.cols), FinishFromSums<T, Finish>{finish, sums.get_const_data()},
-                    finish_launch_name);
-}
-
 template <typename T>
 void bicgstab_step_half(const DefaultExecutor& exec, const matrix::Dense<T>& v, matrix::Dense<T>& r, size_type slot,
                         array<T>& state, array<T>& workspace, const FusedScaling<T>& s_hat)
 {
     const auto size = r.get_size();
-    reduce_bicgstab_step(exec, size,
+    reduce_step<T>(exec, size,
                          BicgstabHalfStepEntry<T>{state.get_const_data(), size.cols, r.get_values(),
                                                   static_cast<index64>(r.get_stride()), v.get_const_values(),
                                                   static_cast<index64>(v.get_stride()), device_scaling(s_hat)},
@@ -547,20 +571,22 @@ void bicgstab_step_half(const DefaultExecutor& exec, const matrix::Dense<T>& v, 
 
 template <typename T>
 void bicgstab_step_solution(const DefaultExecutor& exec, const matrix::Dense<T>& p_hat, const matrix::Dense<T>& s_hat,
-                            const matrix::Dense<T>& t, matrix::Dense<T>& x, matrix::Dense<T>& r, size_type slot,
-                            array<T>& state, array<T>& workspace)
+                            const matrix::Dense<T>& t, const matrix::Dense<T>& shadow, matrix::Dense<T>& x,
+                            matrix::Dense<T>& r, size_type slot, array<T>& state, array<T>& workspace)
 {
     const auto size = x.get_size();
-    reduce_bicgstab_step(exec, size,
-                         BicgstabSolutionEntry<T>{state.get_const_data(), size.cols, x.get_values(),
-                                                  static_cast<index64>(x.get_stride()), r.get_values(),
-                                                  static_cast<index64>(r.get_stride()), p_hat.get_const_values(),
-                                                  static_cast<index64>(p_hat.get_stride()), s_hat.get_const_values(),
-                                                  static_cast<index64>(s_hat.get_stride()), t.get_const_values(),
-                                                  static_cast<index64>(t.get_stride())},
-                         BicgstabFinishSolutionStep<T>{state.get_data(), size.cols, slot},
-                         state.get_data() + (bicgstab_state::norms + slot) * size.cols, workspace,
-                         "launch of dense::bicgstab_step_solution's finish");
+    reduce_step<TwoSums<T>>(
+        exec, size,
+        BicgstabSolutionEntry<T>{state.get_const_data(), size.cols, x.get_values(),
+                                 static_cast<index64>(x.get_stride()), r.get_values(),
+                                 static_cast<index64>(r.get_stride()), p_hat.get_const_values(),
+                                 static_cast<index64>(p_hat.get_stride()), s_hat.get_const_values(),
+                                 static_cast<index64>(s_hat.get_stride()), t.get_const_values(),
+                                 static_cast<index64>(t.get_stride()), shadow.get_const_values(),
+                                 static_cast<index64>(shadow.get_stride())},
+        BicgstabFinishSolutionStep<T>{state.get_data(), size.cols, slot},
+        state.get_data() + (bicgstab_state::norms + slot) * size.cols, workspace,
+        "launch of dense::bicgstab_step_solution's finish");
 }
 
 template <typename T>

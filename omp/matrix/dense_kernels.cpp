@@ -3,6 +3,7 @@
 // in a fixed order (the same result on any number of threads); all serial below the parallel threshold.
 #include "core/matrix/dense_kernels.hpp"
 #include "core/base/reduction_completion.hpp"
+#include "core/base/two_sums.hpp"
 #include "core/matrix/bicgstab_step_rules.hpp"
 #include "core/matrix/cg_step_rules.hpp"
 #include "core/preconditioner/block_jacobi_kernels.hpp"
@@ -84,10 +85,32 @@ void combine_range(T alpha, const T* a, T beta, const T* b, T gamma, T* x, std::
     }
 }
 
-/// CG's direction update p[i] = z[i] + beta p[i] for i in [begin, end).
+/// The first sums of every column, then the second ones: the layout that complete_sums completes in one
+/// message, and the reference kernels keep.
 template <typename T>
-void update_cg_directions(T beta, const T* z, T* p, std::ptrdiff_t begin, std::ptrdiff_t end)
+std::vector<T> first_sums_then_second(const std::vector<TwoSums<T>>& column_sums)
 {
+    const auto cols = column_sums.size();
+    std::vector<T> sums(2 * cols);
+    for (size_type col = 0; col < cols; ++col) {
+        sums[col] = column_sums[col].first;
+        sums[cols + col] = column_sums[col].second;
+    }
+    return sums;
+}
+
+/// CG's direction update p[i] = z[i] + beta p[i] for i in [begin, end), with z[i] scaled by inverse_diagonal[i]
+/// first where that is given (a folded scalar Jacobi); two loops, so that each vectorizes.
+template <typename T>
+void update_cg_directions(T beta, const T* z, const T* inverse_diagonal, T* p, std::ptrdiff_t begin,
+                          std::ptrdiff_t end)
+{
+    if (inverse_diagonal != nullptr) {
+        for (auto i = begin; i < end; ++i) {
+            p[i] = inverse_diagonal[i] * z[i] + beta * p[i];
+        }
+        return;
+    }
     for (auto i = begin; i < end; ++i) {
         p[i] = z[i] + beta * p[i];
     }
@@ -333,11 +356,13 @@ void compute_norm2(const DefaultExecutor&, const matrix::Dense<T>& a, array<T>& 
 template <typename T>
 void cg_step_solution(const DefaultExecutor& exec, const matrix::Dense<T>& p, const matrix::Dense<T>& q,
                       matrix::Dense<T>& x, matrix::Dense<T>& r, size_type slot, array<T>& state,
-                      array<T>&)
+                      array<T>&, const array<T>* inverse_diagonal)
 {
     // The updates run inside the fixed-order sum's terms (each row's term is evaluated exactly once), so x
-    // and r are read and written in the same pass as the residual's sum of squares.
+    // and r are read and written in the same pass as the residual's sum of squares (and, with a folded
+    // scalar Jacobi, r^T D^{-1} r).
     const auto cols = x.get_size().cols;
+    const auto rows = static_cast<std::ptrdiff_t>(x.get_size().rows);
     const auto state_values = state.get_const_data();
     std::vector<size_type> running;
     for (size_type col = 0; col < cols; ++col) {
@@ -345,31 +370,61 @@ void cg_step_solution(const DefaultExecutor& exec, const matrix::Dense<T>& p, co
             running.push_back(col);
         }
     }
-    std::vector<T> sums_of_squares(cols);
-    components::fixed_order_column_sums<T>(
-        static_cast<std::ptrdiff_t>(x.get_size().rows), running, sums_of_squares.data(),
-        [state_values, cols](size_type col, auto p_column, auto q_column, auto x_column, auto r_column) {
-            const auto alpha = cg_rules::step_length(state_values, cols, col);
-            return [=](std::ptrdiff_t row) {
-                auto& r_entry = r_column[row];
-                x_column[row] += alpha * p_column[row];
-                r_entry -= alpha * q_column[row];
-                return r_entry * r_entry;
-            };
-        },
-        p, q, x, r);
+    // x += alpha p, r -= alpha q in row `row` of column `col`, giving the new r entry.
+    const auto update = [state_values, cols](size_type col, auto p_column, auto q_column, auto x_column,
+                                             auto r_column) {
+        const auto alpha = cg_rules::step_length(state_values, cols, col);
+        return [=](std::ptrdiff_t row) {
+            auto& r_entry = r_column[row];
+            x_column[row] += alpha * p_column[row];
+            r_entry -= alpha * q_column[row];
+            return T{r_entry};
+        };
+    };
+    // sums[col]: r^T r; sums[cols + col]: r^T D^{-1} r where the scaling is folded in (the layout that
+    // complete_sums completes in one message).
+    std::vector<T> sums(inverse_diagonal ? 2 * cols : cols);
+    if (inverse_diagonal) {
+        const auto inverse = inverse_diagonal->get_const_data();
+        std::vector<TwoSums<T>> column_sums(cols);
+        components::fixed_order_column_sums<TwoSums<T>>(
+            rows, running, column_sums.data(),
+            [&](size_type col, auto... columns) {
+                return [inverse, entry = update(col, columns...)](std::ptrdiff_t row) {
+                    const T r_entry = entry(row);
+                    return TwoSums<T>{r_entry * r_entry, r_entry * (inverse[row] * r_entry)};
+                };
+            },
+            p, q, x, r);
+        sums = first_sums_then_second(column_sums);
+    } else {
+        components::fixed_order_column_sums<T>(
+            rows, running, sums.data(),
+            [&](size_type col, auto... columns) {
+                return [entry = update(col, columns...)](std::ptrdiff_t row) {
+                    const T r_entry = entry(row);
+                    return r_entry * r_entry;
+                };
+            },
+            p, q, x, r);
+    }
     // Over every process's rows in a distributed solve, before any column decides to stop.
-    ::larch::detail::complete_sums(exec, sums_of_squares.data(), cols);
+    ::larch::detail::complete_sums(exec, sums.data(), sums.size());
     for (size_type col = 0; col < cols; ++col) {
-        cg_rules::finish_step(state.get_data(), cols, col, slot, sums_of_squares[col]);
+        if (inverse_diagonal) {
+            cg_rules::finish_step_with_rho(state.get_data(), cols, col, slot, sums[col], sums[cols + col]);
+        } else {
+            cg_rules::finish_step(state.get_data(), cols, col, slot, sums[col]);
+        }
     }
 }
 
 template <typename T>
 void cg_step_direction(const DefaultExecutor&, const matrix::Dense<T>& z, matrix::Dense<T>& p,
-                       size_type slot, const array<T>& state)
+                       size_type slot, const array<T>& state, const array<T>* inverse_diagonal)
 {
     const auto cols = p.get_size().cols;
+    const auto inverse = inverse_diagonal ? inverse_diagonal->get_const_data() : nullptr;
     std::vector<char> updates(cols);
     std::vector<T> betas(cols);
     for (size_type col = 0; col < cols; ++col) {
@@ -383,7 +438,7 @@ void cg_step_direction(const DefaultExecutor&, const matrix::Dense<T>& z, matrix
             const auto z_values = z.get_const_values();
             components::for_each_range(static_cast<std::ptrdiff_t>(p.get_size().rows),
                                        [&](std::ptrdiff_t begin, std::ptrdiff_t end) {
-                                           update_cg_directions(betas[0], z_values, p_values, begin, end);
+                                           update_cg_directions(betas[0], z_values, inverse, p_values, begin, end);
                                        });
         }
         return;
@@ -393,8 +448,8 @@ void cg_step_direction(const DefaultExecutor&, const matrix::Dense<T>& z, matrix
         const auto z_row = z.get_const_values() + row * z.get_stride();
         for (size_type col = 0; col < cols; ++col) {
             if (updates[col]) {
-                update_cg_directions(betas[col], z_row, p_row, static_cast<std::ptrdiff_t>(col),
-                                     static_cast<std::ptrdiff_t>(col) + 1);
+                const T z_entry = inverse ? inverse[row] * z_row[col] : z_row[col];
+                p_row[col] = z_entry + betas[col] * p_row[col];
             }
         }
     });
@@ -502,8 +557,8 @@ void bicgstab_step_half(const DefaultExecutor& exec, const matrix::Dense<T>& v, 
 
 template <typename T>
 void bicgstab_step_solution(const DefaultExecutor& exec, const matrix::Dense<T>& p_hat, const matrix::Dense<T>& s_hat,
-                            const matrix::Dense<T>& t, matrix::Dense<T>& x, matrix::Dense<T>& r, size_type slot,
-                            array<T>& state, array<T>&)
+                            const matrix::Dense<T>& t, const matrix::Dense<T>& shadow, matrix::Dense<T>& x,
+                            matrix::Dense<T>& r, size_type slot, array<T>& state, array<T>&)
 {
     using bicgstab_rules::SolutionUpdate;
     const auto cols = x.get_size().cols;
@@ -514,25 +569,27 @@ void bicgstab_step_solution(const DefaultExecutor& exec, const matrix::Dense<T>&
             updating.push_back(col);
         }
     }
-    std::vector<T> sums_of_squares(cols);
-    components::fixed_order_column_sums<T>(
-        static_cast<std::ptrdiff_t>(x.get_size().rows), updating, sums_of_squares.data(),
-        [state_values, cols](size_type col, auto p_hat_column, auto s_hat_column, auto t_column, auto x_column,
-                             auto r_column) {
+    std::vector<TwoSums<T>> column_sums(cols);
+    components::fixed_order_column_sums<TwoSums<T>>(
+        static_cast<std::ptrdiff_t>(x.get_size().rows), updating, column_sums.data(),
+        [state_values, cols](size_type col, auto p_hat_column, auto s_hat_column, auto t_column, auto shadow_column,
+                             auto x_column, auto r_column) {
             const auto update = bicgstab_rules::solution_update(state_values, cols, col);
             const auto alpha = bicgstab_rules::value(state_values, cols, bicgstab_state::alpha, col);
             const auto omega =
                 update == SolutionUpdate::full ? bicgstab_rules::solution_omega(state_values, cols, col) : T{};
             return [=](std::ptrdiff_t row) {
-                return bicgstab_rules::update_solution_entry(update, alpha, omega, p_hat_column[row],
-                                                             s_hat_column[row], t_column[row], x_column[row],
-                                                             r_column[row]);
+                const T square = bicgstab_rules::update_solution_entry(update, alpha, omega, p_hat_column[row],
+                                                                       s_hat_column[row], t_column[row],
+                                                                       x_column[row], r_column[row]);
+                return TwoSums<T>{square, shadow_column[row] * r_column[row]};
             };
         },
-        p_hat, s_hat, t, x, r);
-    ::larch::detail::complete_sums(exec, sums_of_squares.data(), cols);
+        p_hat, s_hat, t, shadow, x, r);
+    auto sums = first_sums_then_second(column_sums);
+    ::larch::detail::complete_sums(exec, sums.data(), sums.size());
     for (size_type col = 0; col < cols; ++col) {
-        bicgstab_rules::finish_solution_step(state.get_data(), cols, col, slot, sums_of_squares[col]);
+        bicgstab_rules::finish_solution_step_with_rho(state.get_data(), cols, col, slot, sums[col], sums[cols + col]);
     }
 }
 

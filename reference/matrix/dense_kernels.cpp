@@ -160,10 +160,11 @@ void compute_norm2(const DefaultExecutor&, const matrix::Dense<T>& a, array<T>& 
 template <typename T>
 void cg_step_solution(const DefaultExecutor& exec, const matrix::Dense<T>& p, const matrix::Dense<T>& q,
                       matrix::Dense<T>& x, matrix::Dense<T>& r, size_type slot, array<T>& state,
-                      array<T>&)
+                      array<T>&, const array<T>* inverse_diagonal)
 {
     const auto cols = x.get_size().cols;
-    std::vector<T> sums_of_squares(cols);
+    // sums[col]: r^T r; sums[cols + col]: r^T D^{-1} r where the scaling is folded in.
+    std::vector<T> sums(inverse_diagonal ? 2 * cols : cols);
     for (size_type col = 0; col < cols; ++col) {
         if (!cg_rules::is_running(state.get_const_data(), cols, col)) {
             continue;
@@ -173,19 +174,26 @@ void cg_step_solution(const DefaultExecutor& exec, const matrix::Dense<T>& p, co
             auto& r_entry = r.get_values()[row * r.get_stride() + col];
             x.get_values()[row * x.get_stride() + col] += alpha * p.get_const_values()[row * p.get_stride() + col];
             r_entry -= alpha * q.get_const_values()[row * q.get_stride() + col];
-            sums_of_squares[col] += r_entry * r_entry;
+            sums[col] += r_entry * r_entry;
+            if (inverse_diagonal) {
+                sums[cols + col] += r_entry * (inverse_diagonal->get_const_data()[row] * r_entry);
+            }
         }
     }
     // Over every process's rows in a distributed solve, before any column decides to stop.
-    ::larch::detail::complete_sums(exec, sums_of_squares.data(), cols);
+    ::larch::detail::complete_sums(exec, sums.data(), sums.size());
     for (size_type col = 0; col < cols; ++col) {
-        cg_rules::finish_step(state.get_data(), cols, col, slot, sums_of_squares[col]);
+        if (inverse_diagonal) {
+            cg_rules::finish_step_with_rho(state.get_data(), cols, col, slot, sums[col], sums[cols + col]);
+        } else {
+            cg_rules::finish_step(state.get_data(), cols, col, slot, sums[col]);
+        }
     }
 }
 
 template <typename T>
 void cg_step_direction(const DefaultExecutor&, const matrix::Dense<T>& z, matrix::Dense<T>& p,
-                       size_type slot, const array<T>& state)
+                       size_type slot, const array<T>& state, const array<T>* inverse_diagonal)
 {
     const auto cols = p.get_size().cols;
     for (size_type col = 0; col < cols; ++col) {
@@ -195,7 +203,8 @@ void cg_step_direction(const DefaultExecutor&, const matrix::Dense<T>& z, matrix
         const auto beta = cg_rules::direction_ratio(state.get_const_data(), cols, col);
         for (size_type row = 0; row < p.get_size().rows; ++row) {
             auto& p_entry = p.get_values()[row * p.get_stride() + col];
-            p_entry = z.get_const_values()[row * z.get_stride() + col] + beta * p_entry;
+            const auto z_entry = z.get_const_values()[row * z.get_stride() + col];
+            p_entry = (inverse_diagonal ? inverse_diagonal->get_const_data()[row] * z_entry : z_entry) + beta * p_entry;
         }
     }
 }
@@ -257,12 +266,13 @@ void bicgstab_step_half(const DefaultExecutor& exec, const matrix::Dense<T>& v, 
 
 template <typename T>
 void bicgstab_step_solution(const DefaultExecutor& exec, const matrix::Dense<T>& p_hat, const matrix::Dense<T>& s_hat,
-                            const matrix::Dense<T>& t, matrix::Dense<T>& x, matrix::Dense<T>& r, size_type slot,
-                            array<T>& state, array<T>&)
+                            const matrix::Dense<T>& t, const matrix::Dense<T>& shadow, matrix::Dense<T>& x,
+                            matrix::Dense<T>& r, size_type slot, array<T>& state, array<T>&)
 {
     using bicgstab_rules::SolutionUpdate;
     const auto cols = x.get_size().cols;
-    std::vector<T> sums_of_squares(cols);
+    // sums[col]: r^T r; sums[cols + col]: r_hat^T r.
+    std::vector<T> sums(2 * cols);
     for (size_type col = 0; col < cols; ++col) {
         const auto update = bicgstab_rules::solution_update(state.get_const_data(), cols, col);
         if (update == SolutionUpdate::none) {
@@ -272,16 +282,18 @@ void bicgstab_step_solution(const DefaultExecutor& exec, const matrix::Dense<T>&
         const auto omega =
             update == SolutionUpdate::full ? bicgstab_rules::solution_omega(state.get_const_data(), cols, col) : T{};
         for (size_type row = 0; row < x.get_size().rows; ++row) {
-            sums_of_squares[col] += bicgstab_rules::update_solution_entry(
+            auto& r_entry = r.get_values()[row * r.get_stride() + col];
+            sums[col] += bicgstab_rules::update_solution_entry(
                 update, alpha, omega, p_hat.get_const_values()[row * p_hat.get_stride() + col],
                 s_hat.get_const_values()[row * s_hat.get_stride() + col],
                 t.get_const_values()[row * t.get_stride() + col], x.get_values()[row * x.get_stride() + col],
-                r.get_values()[row * r.get_stride() + col]);
+                r_entry);
+            sums[cols + col] += shadow.get_const_values()[row * shadow.get_stride() + col] * r_entry;
         }
     }
-    ::larch::detail::complete_sums(exec, sums_of_squares.data(), cols);
+    ::larch::detail::complete_sums(exec, sums.data(), sums.size());
     for (size_type col = 0; col < cols; ++col) {
-        bicgstab_rules::finish_solution_step(state.get_data(), cols, col, slot, sums_of_squares[col]);
+        bicgstab_rules::finish_solution_step_with_rho(state.get_data(), cols, col, slot, sums[col], sums[cols + col]);
     }
 }
 

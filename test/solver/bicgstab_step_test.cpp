@@ -150,9 +150,11 @@ TEST_P(BicgstabStepKernels, HalfStepThatMeetsTheThresholdFinishesInTheSolutionSt
     auto s_hat = Dense::create(exec, {{2, 2}, {2, 2}});
     auto t = Dense::create(exec, {{2, 2}, {0, 0}});
     auto x = Dense::create(exec, {{1, 1}, {1, 1}});
-    LARCH_RUN_KERNEL(exec, dense::bicgstab_step_solution, *p_hat, *s_hat, *t, *x, *r, size_type{0}, state, workspace);
+    auto shadow = Dense::create(exec, {{1, 1}, {1, 2}});
+    LARCH_RUN_KERNEL(exec, dense::bicgstab_step_solution, *p_hat, *s_hat, *t, *shadow, *x, *r, size_type{0}, state,
+                     workspace);
     // Column 0: x += p_hat, r stays s. Column 1: x = (p_hat + s_hat / 2) + x, r = s - t / 2 = (2, 4),
-    // norm sqrt(20) > 4.
+    // norm sqrt(20) > 4, and the next rho_new = r_hat^T r = 1 * 2 + 2 * 4.
     larch::test::expect_dense_eq({{3, 4}, {5, 6}}, *x);
     larch::test::expect_dense_eq({{3, 2}, {4, 4}}, *r);
     values = state.copy_to_host();
@@ -162,6 +164,9 @@ TEST_P(BicgstabStepKernels, HalfStepThatMeetsTheThresholdFinishesInTheSolutionSt
     EXPECT_EQ(field(values, 2, state_field::stopped, 1), state_field::running);
     EXPECT_EQ(field(values, 2, state_field::omega, 1), 0.5);
     EXPECT_EQ(field(values, 2, state_field::norms, 1), std::sqrt(20.0));
+    EXPECT_EQ(field(values, 2, state_field::rho_new, 1), 10);
+    // the finished column keeps its rho_new
+    EXPECT_EQ(field(values, 2, state_field::rho_new, 0), 1);
 }
 
 TEST_P(BicgstabStepKernels, SolutionStepStopsPausesAndFreezesColumns)
@@ -183,8 +188,9 @@ TEST_P(BicgstabStepKernels, SolutionStepStopsPausesAndFreezesColumns)
     auto t = Dense::create(exec, {{2, 2, 2, 2, 2}, {2, 2, 2, 2, 2}});
     auto x = Dense::create(exec, {{0, 0, 0, 0, 0}, {0, 0, 0, 0, 0}});
     auto r = Dense::create(exec, {{4, 4, 4, 4, 4}, {2, 2, 2, 2, 2}});
+    auto shadow = Dense::create(exec, {{1, 1, 1, 1, 1}, {1, 1, 1, 1, 1}});
     larch::array<double> workspace{exec};
-    LARCH_RUN_KERNEL(exec, dense::bicgstab_step_solution, *p_hat, *s_hat, *t, *x, *r, size_type{1}, state,
+    LARCH_RUN_KERNEL(exec, dense::bicgstab_step_solution, *p_hat, *s_hat, *t, *shadow, *x, *r, size_type{1}, state,
                      workspace);
     // x0 = (2 + 1, 2 + 2) = (3, 4); x2 = 2 p_hat.
     larch::test::expect_dense_eq({{3, 3, 2, 0, 0}, {4, 4, 2, 0, 0}}, *x);
@@ -200,8 +206,16 @@ TEST_P(BicgstabStepKernels, SolutionStepStopsPausesAndFreezesColumns)
     EXPECT_EQ(field(values, 5, state_field::stopped, 3), state_field::breakdown);
     EXPECT_EQ(field(values, 5, state_field::cause, 3), state_field::t_not_finite);
     EXPECT_EQ(field(values, 5, state_field::stopped, 4), state_field::finished);
+    // rho_new = r_hat^T r = 3 + 1 where the update was full (the paused column resumes from it); the others
+    // keep theirs.
+    for (const size_type col : {0, 1}) {
+        EXPECT_EQ(field(values, 5, state_field::rho_new, col), 4) << "column " << col;
+    }
+    for (const size_type col : {2, 3, 4}) {
+        EXPECT_EQ(field(values, 5, state_field::rho_new, col), 0) << "column " << col;
+    }
     // A second step changes none of them: all are stopped.
-    LARCH_RUN_KERNEL(exec, dense::bicgstab_step_solution, *p_hat, *s_hat, *t, *x, *r, size_type{0}, state,
+    LARCH_RUN_KERNEL(exec, dense::bicgstab_step_solution, *p_hat, *s_hat, *t, *shadow, *x, *r, size_type{0}, state,
                      workspace);
     larch::test::expect_dense_eq({{3, 3, 2, 0, 0}, {4, 4, 2, 0, 0}}, *x);
     larch::test::expect_dense_eq({{3, 3, 4, 4, 4}, {1, 1, 2, 2, 2}}, *r);
@@ -224,7 +238,7 @@ TEST_P(BicgstabStepKernels, SolutionStepEnlargesOmegaWhereTheCosineIsBelowKappa)
     auto x = Dense::create(exec, {{0, 0, 0}, {0, 0, 0}});
     auto r = Dense::create(exec, {{1, 1, 1}, {1, 3, 3}});
     larch::array<double> workspace{exec};
-    LARCH_RUN_KERNEL(exec, dense::bicgstab_step_solution, *p_hat, *s_hat, *t, *x, *r, size_type{0}, state,
+    LARCH_RUN_KERNEL(exec, dense::bicgstab_step_solution, *p_hat, *s_hat, *t, *s_hat, *x, *r, size_type{0}, state,
                      workspace);
     const auto values = state.copy_to_host();
     const double enlarged = 0.7 * std::sqrt(10.0);
@@ -248,7 +262,7 @@ TEST_P(BicgstabStepKernels, MatchALongDoubleOracleOnRandomVectors)
     // 9,000 rows x 2 columns: several omp chunks and GPU blocks per column; strides above the width.
     const dim2 size{9000, 2};
     std::vector<std::vector<double>> host;
-    for (std::uint32_t k = 0; k < 6; ++k) {
+    for (std::uint32_t k = 0; k < 7; ++k) {
         host.push_back(larch::test::generate_random_values<double>(size, seed + k));
     }
     auto v = larch::test::create_dense(exec, size, host[0], 3);
@@ -257,6 +271,7 @@ TEST_P(BicgstabStepKernels, MatchALongDoubleOracleOnRandomVectors)
     auto s_hat = larch::test::create_dense(exec, size, host[3], 5);
     auto t = larch::test::create_dense(exec, size, host[4], 3);
     auto x = larch::test::create_dense(exec, size, host[5], 2);
+    auto shadow = larch::test::create_dense(exec, size, host[6], 4);
     const double rho_new[] = {0.75, -1.5};
     const double shadow_v[] = {2.0, 3.0};
     const double t_t[] = {4.0, 0.5};
@@ -269,7 +284,8 @@ TEST_P(BicgstabStepKernels, MatchALongDoubleOracleOnRandomVectors)
     larch::array<double> workspace{exec};
     LARCH_RUN_KERNEL(exec, dense::bicgstab_step_half, *v, *r, size_type{0}, state, workspace, larch::kernels::FusedScaling<double>{});
     const auto s_new = r->copy_to_host();
-    LARCH_RUN_KERNEL(exec, dense::bicgstab_step_solution, *p_hat, *s_hat, *t, *x, *r, size_type{0}, state, workspace);
+    LARCH_RUN_KERNEL(exec, dense::bicgstab_step_solution, *p_hat, *s_hat, *t, *shadow, *x, *r, size_type{0}, state,
+                     workspace);
     const auto x_new = x->copy_to_host();
     const auto r_new = r->copy_to_host();
     const auto values = state.copy_to_host();
@@ -280,6 +296,8 @@ TEST_P(BicgstabStepKernels, MatchALongDoubleOracleOnRandomVectors)
         EXPECT_EQ(field(values, 2, state_field::alpha, col), alpha);
         EXPECT_EQ(field(values, 2, state_field::omega, col), omega);
         long double sum = 0;
+        long double shadow_sum = 0;
+        long double shadow_magnitude = 0;
         for (size_type row = 0; row < size.rows; ++row) {
             const auto i = row * size.cols + col;
             // one product and one sum (fused or not): within 2u of the magnitudes
@@ -291,11 +309,16 @@ TEST_P(BicgstabStepKernels, MatchALongDoubleOracleOnRandomVectors)
             EXPECT_NEAR(r_new[i], s_new[i] - omega * host[4][i],
                         2 * u * (std::abs(s_new[i]) + std::abs(omega * host[4][i])));
             sum += static_cast<long double>(r_new[i]) * r_new[i];
+            shadow_sum += static_cast<long double>(host[6][i]) * r_new[i];
+            shadow_magnitude += std::abs(static_cast<long double>(host[6][i]) * r_new[i]);
         }
         // a sum of n nonnegative squares in any order, then a root: relative error below (n + 2) u
         const auto exact = static_cast<double>(std::sqrt(sum));
         EXPECT_NEAR(field(values, 2, state_field::norms, col), exact, (size.rows + 2) * u * exact);
         EXPECT_EQ(field(values, 2, state_field::stopped, col), state_field::running);
+        // the next rho_new, n products summed in any order: below (n + 1) u times the sum of magnitudes
+        EXPECT_NEAR(field(values, 2, state_field::rho_new, col), static_cast<double>(shadow_sum),
+                    (size.rows + 1) * u * static_cast<double>(shadow_magnitude));
     }
 }
 
@@ -376,21 +399,13 @@ class BicgstabFusedJacobi : public ::testing::TestWithParam<std::string> {};
 TEST_P(BicgstabFusedJacobi, GivesTheBitsOfTheSameDiagonalAppliedOnItsOwn)
 {
     LARCH_EXECUTOR_OR_SKIP(exec, GetParam());
-    // Scalar Jacobi runs inside the direction and half steps; the same D^{-1} as a diagonal Csr matrix is an
-    // operator the solver knows nothing of and applies in passes of its own (one product per entry, the
-    // same bits). Both solves must give the same iterates.
+    // Scalar Jacobi runs inside the direction and half steps; the same D^{-1} as a diagonal Csr matrix runs
+    // in passes of its own (separate_scaling). Both solves must give the same iterates.
     const auto a = interval_matrix(exec);
     auto jacobi = larch::share(
         larch::preconditioner::BlockJacobi<double>::build().with_max_block_size(1).on(exec)->generate(a));
     ASSERT_NE(jacobi->get_scaling_diagonal(), nullptr);
-    const auto inverse = jacobi->get_inverse_diagonal().copy_to_host();
-    larch::matrix_data<double, std::int32_t> diagonal{dim2{inverse.size(), inverse.size()}};
-    for (std::size_t row = 0; row < inverse.size(); ++row) {
-        const auto index = static_cast<std::int32_t>(row);
-        diagonal.entries.push_back({index, index, inverse[row]});
-    }
-    const std::shared_ptr<const larch::LinOp> separate =
-        larch::share(larch::matrix::Csr<double, std::int32_t>::create(exec, diagonal));
+    const auto separate = larch::test::separate_scaling(exec, *jacobi);
     auto b = Dense::create(exec, dim2{400, 1});
     b->fill(1.0);
     std::vector<std::vector<double>> solutions;

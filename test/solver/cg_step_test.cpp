@@ -26,6 +26,8 @@ namespace cg_state = larch::kernels::cg_state;
 class CgStepKernels : public ::testing::TestWithParam<std::string> {};
 
 constexpr double inf = std::numeric_limits<double>::infinity();
+/// The steps' inverse_diagonal without a folded scaling.
+const larch::array<double>* const no_scaling = nullptr;
 
 /// A cg_state array of `cols` columns and `slots` norm slots on `exec`; `fields[f][c]` gives field f.
 larch::array<double> make_state(const std::shared_ptr<const larch::Executor>& exec, size_type cols,
@@ -61,7 +63,7 @@ TEST_P(CgStepKernels, UpdateRunningColumnsAndFreezeStoppedOnesOnIntegers)
     auto x = Dense::create(exec, {{0, 0, 0}, {1, 1, 1}});
     auto r = Dense::create(exec, {{4, 4, 4}, {1, 1, 1}});
     larch::array<double> workspace{exec};
-    LARCH_RUN_KERNEL(exec, dense::cg_step_solution, *p, *q, *x, *r, size_type{1}, state, workspace);
+    LARCH_RUN_KERNEL(exec, dense::cg_step_solution, *p, *q, *x, *r, size_type{1}, state, workspace, no_scaling);
     // x0 = (0, 1) + 2 (1, 2) = (2, 5); r0 = (4, 1) - 2 (1, -1) = (2, 3), norm sqrt(13).
     larch::test::expect_dense_eq({{2, 0, 0}, {5, 1, 1}}, *x);
     larch::test::expect_dense_eq({{2, 4, 4}, {3, 1, 1}}, *r);
@@ -78,8 +80,40 @@ TEST_P(CgStepKernels, UpdateRunningColumnsAndFreezeStoppedOnesOnIntegers)
     std::copy(values.begin(), values.end(), host.get_data());
     state.copy_from(host);
     auto z = Dense::create(exec, {{1, 1, 1}, {1, 1, 1}});
-    LARCH_RUN_KERNEL(exec, dense::cg_step_direction, *z, *p, size_type{1}, state);
+    LARCH_RUN_KERNEL(exec, dense::cg_step_direction, *z, *p, size_type{1}, state, no_scaling);
     larch::test::expect_dense_eq({{3, 1, 1}, {5, 2, 2}}, *p);
+}
+
+TEST_P(CgStepKernels, FoldedScalingFormsTheNextRhoAndTheScaledDirectionOnIntegers)
+{
+    LARCH_EXECUTOR_OR_SKIP(exec, GetParam());
+    // As above with D^{-1} = diag(0.75, 1) folded in: column 0 runs (alpha = 2), column 1 breaks down, column
+    // 2 finished earlier.
+    auto state = make_state(exec, 3, 2,
+                            {{6, 0, 5}, {0, 0, 0}, {3, 1, 1}, {1, 1, 1}, {0, 0, cg_state::finished}, {0, 0, 0},
+                             {inf, inf, inf}});
+    auto p = Dense::create(exec, {{1, 1, 1}, {2, 2, 2}});
+    auto q = Dense::create(exec, {{1, 1, 1}, {-1, -1, -1}});
+    auto x = Dense::create(exec, {{0, 0, 0}, {1, 1, 1}});
+    auto r = Dense::create(exec, {{4, 4, 4}, {1, 1, 1}});
+    larch::array<double> inverse_diagonal{exec, {0.75, 1.0}};
+    larch::array<double> workspace{exec};
+    LARCH_RUN_KERNEL(exec, dense::cg_step_solution, *p, *q, *x, *r, size_type{1}, state, workspace,
+                     &inverse_diagonal);
+    larch::test::expect_dense_eq({{2, 0, 0}, {5, 1, 1}}, *x);
+    larch::test::expect_dense_eq({{2, 4, 4}, {3, 1, 1}}, *r);
+    const auto values = state.copy_to_host();
+    EXPECT_EQ(field(values, 3, cg_state::norms + 1, 0), std::sqrt(13.0));
+    // r = (2, 3): rho = 2 (0.75 * 2) + 3 (1 * 3) = 12 and rho_old = 6; the broken-down column and the one that
+    // finished earlier keep their rho.
+    EXPECT_EQ(field(values, 3, cg_state::rho, 0), 12);
+    EXPECT_EQ(field(values, 3, cg_state::rho_old, 0), 6);
+    EXPECT_EQ(field(values, 3, cg_state::rho, 1), 0);
+    EXPECT_EQ(field(values, 3, cg_state::stopped, 1), cg_state::breakdown);
+    EXPECT_EQ(field(values, 3, cg_state::rho, 2), 5);
+    // p = D^{-1} r + (12 / 6) p = (1.5, 3) + (2, 4) in column 0; the others stay.
+    LARCH_RUN_KERNEL(exec, dense::cg_step_direction, *r, *p, size_type{1}, state, &inverse_diagonal);
+    larch::test::expect_dense_eq({{3.5, 1, 1}, {7, 2, 2}}, *p);
 }
 
 TEST_P(CgStepKernels, FinishAtTheThresholdAndPauseAboveTheBound)
@@ -93,7 +127,7 @@ TEST_P(CgStepKernels, FinishAtTheThresholdAndPauseAboveTheBound)
     auto x = Dense::create(exec, {{0, 0}, {0, 0}});
     auto r = Dense::create(exec, {{4, 4}, {5, 5}});
     larch::array<double> workspace{exec};
-    LARCH_RUN_KERNEL(exec, dense::cg_step_solution, *p, *q, *x, *r, size_type{0}, state, workspace);
+    LARCH_RUN_KERNEL(exec, dense::cg_step_solution, *p, *q, *x, *r, size_type{0}, state, workspace, no_scaling);
     const auto values = state.copy_to_host();
     EXPECT_EQ(field(values, 2, cg_state::norms, 0), 5);
     EXPECT_EQ(field(values, 2, cg_state::norms, 1), 5);
@@ -102,19 +136,19 @@ TEST_P(CgStepKernels, FinishAtTheThresholdAndPauseAboveTheBound)
     // The pausing step still updates the paused column's direction (beta = rho / rho_old = 1), a later
     // step does not; the finished column's direction never changes.
     auto z = Dense::create(exec, {{1, 1}, {1, 1}});
-    LARCH_RUN_KERNEL(exec, dense::cg_step_direction, *z, *p, size_type{0}, state);
+    LARCH_RUN_KERNEL(exec, dense::cg_step_direction, *z, *p, size_type{0}, state, no_scaling);
     larch::test::expect_dense_eq({{0, 1}, {0, 1}}, *p);
-    LARCH_RUN_KERNEL(exec, dense::cg_step_direction, *z, *p, size_type{1}, state);
+    LARCH_RUN_KERNEL(exec, dense::cg_step_direction, *z, *p, size_type{1}, state, no_scaling);
     larch::test::expect_dense_eq({{0, 1}, {0, 1}}, *p);
     // A frozen column keeps x and r in later steps (x moved by alpha p = 0 in the first one).
-    LARCH_RUN_KERNEL(exec, dense::cg_step_solution, *p, *q, *x, *r, size_type{0}, state, workspace);
+    LARCH_RUN_KERNEL(exec, dense::cg_step_solution, *p, *q, *x, *r, size_type{0}, state, workspace, no_scaling);
     larch::test::expect_dense_eq({{0, 0}, {0, 0}}, *x);
     larch::test::expect_dense_eq({{3, 3}, {4, 4}}, *r);
 }
 
-TEST_P(CgStepKernels, MatchALongDoubleOracleOnRandomVectors)
+/// The step on random vectors against a long double oracle, with a random D^{-1} folded in or none.
+void check_step_against_oracle(const std::shared_ptr<const larch::Executor>& exec, bool folds_scaling)
 {
-    LARCH_EXECUTOR_OR_SKIP(exec, GetParam());
     constexpr std::uint32_t seed = 17;
     SCOPED_TRACE(larch::test::seed_trace(seed));
     // 9,000 rows x 2 columns: several omp chunks and GPU blocks per column; strides above the width.
@@ -131,8 +165,11 @@ TEST_P(CgStepKernels, MatchALongDoubleOracleOnRandomVectors)
     const double p_q[] = {2.0, 3.0};
     auto state = make_state(exec, 2, 1, {{rho[0], rho[1]}, {0, 0}, {p_q[0], p_q[1]}, {0, 0}, {0, 0}, {0, 0},
                                          {inf, inf}});
+    const auto inverse = larch::test::generate_random_values<double>(dim2{size.rows, 1}, seed + 4);
+    larch::array<double> inverse_diagonal{exec, inverse.begin(), inverse.end()};
     larch::array<double> workspace{exec};
-    LARCH_RUN_KERNEL(exec, dense::cg_step_solution, *p, *q, *x, *r, size_type{0}, state, workspace);
+    LARCH_RUN_KERNEL(exec, dense::cg_step_solution, *p, *q, *x, *r, size_type{0}, state, workspace,
+                     folds_scaling ? &inverse_diagonal : nullptr);
     const auto x_new = x->copy_to_host();
     const auto r_new = r->copy_to_host();
     const auto values = state.copy_to_host();
@@ -140,6 +177,8 @@ TEST_P(CgStepKernels, MatchALongDoubleOracleOnRandomVectors)
     for (size_type col = 0; col < size.cols; ++col) {
         const double alpha = rho[col] / p_q[col];
         long double sum = 0;
+        long double rho_sum = 0;
+        long double rho_magnitude = 0;
         for (size_type row = 0; row < size.rows; ++row) {
             const auto i = row * size.cols + col;
             // one product and one sum (fused or not): within 2u of the magnitudes
@@ -148,11 +187,35 @@ TEST_P(CgStepKernels, MatchALongDoubleOracleOnRandomVectors)
             EXPECT_NEAR(r_new[i], host[3][i] - alpha * host[1][i],
                         2 * u * (std::abs(host[3][i]) + std::abs(alpha * host[1][i])));
             sum += static_cast<long double>(r_new[i]) * r_new[i];
+            const auto r_entry = static_cast<long double>(r_new[i]);
+            const auto rho_term = r_entry * (inverse[row] * r_entry);
+            rho_sum += rho_term;
+            rho_magnitude += std::abs(rho_term);
         }
         // a sum of n nonnegative squares in any order, then a root: relative error below (n + 2) u
         const auto exact = static_cast<double>(std::sqrt(sum));
         EXPECT_NEAR(field(values, 2, cg_state::norms, col), exact, (size.rows + 2) * u * exact);
+        if (folds_scaling) {
+            // n terms of two products each, summed in any order: below (n + 2) u times the sum of magnitudes
+            EXPECT_NEAR(field(values, 2, cg_state::rho, col), static_cast<double>(rho_sum),
+                        (size.rows + 2) * u * static_cast<double>(rho_magnitude));
+            EXPECT_EQ(field(values, 2, cg_state::rho_old, col), rho[col]);
+        } else {
+            EXPECT_EQ(field(values, 2, cg_state::rho, col), rho[col]);
+        }
     }
+}
+
+TEST_P(CgStepKernels, MatchALongDoubleOracleOnRandomVectors)
+{
+    LARCH_EXECUTOR_OR_SKIP(exec, GetParam());
+    check_step_against_oracle(exec, false);
+}
+
+TEST_P(CgStepKernels, MatchALongDoubleOracleOnRandomVectorsWithAFoldedScaling)
+{
+    LARCH_EXECUTOR_OR_SKIP(exec, GetParam());
+    check_step_against_oracle(exec, true);
 }
 
 INSTANTIATE_TEST_SUITE_P(AllExecutors, CgStepKernels, ::testing::ValuesIn(larch::test::executor_names()));
@@ -175,6 +238,38 @@ TEST_P(CgCheckInterval, StopsExactlyAtTheIterationLimit)
 {
     LARCH_EXECUTOR_OR_SKIP(exec, GetParam());
     larch::test::check_stops_exactly_at_the_iteration_limit<larch::solver::Cg<double>>(exec, interval_matrix(exec));
+}
+
+TEST_P(CgCheckInterval, FoldedJacobiTakesTheIteratesOfTheSameDiagonalAppliedOnItsOwn)
+{
+    LARCH_EXECUTOR_OR_SKIP(exec, GetParam());
+    // Scalar Jacobi runs inside the solution and direction steps; the same D^{-1} as a diagonal Csr matrix
+    // runs in passes of its own (separate_scaling). rho sums the same terms r (d r) in either case, in the
+    // step's reduction order or in the dot's, so the iterates agree to roundoff; 3 columns at once.
+    const auto a = interval_matrix(exec);
+    auto jacobi = larch::share(
+        larch::preconditioner::BlockJacobi<double>::build().with_max_block_size(1).on(exec)->generate(a));
+    ASSERT_NE(jacobi->get_scaling_diagonal(), nullptr);
+    const auto separate = larch::test::separate_scaling(exec, *jacobi);
+    const dim2 size{400, 3};
+    auto b = larch::test::generate_random_dense<double>(exec, size, 5);
+    std::vector<std::vector<double>> solutions;
+    for (const auto& preconditioner : {std::shared_ptr<const larch::LinOp>{jacobi}, separate}) {
+        auto solver = larch::solver::Cg<double>::build()
+                          .with_generated_preconditioner(preconditioner)
+                          .with_criteria(larch::stop::max_iterations(25))
+                          .on(exec)
+                          ->generate(a);
+        auto x = Dense::create(exec, size);
+        x->fill(0.0);
+        solver->apply(b, x);
+        EXPECT_EQ(solver->get_status().iterations, 25u);
+        solutions.push_back(x->copy_to_host());
+    }
+    const auto scale = larch::test::host_norm(solutions[1]);
+    for (std::size_t i = 0; i < solutions[0].size(); ++i) {
+        EXPECT_NEAR(solutions[0][i], solutions[1][i], 1e-12 * scale) << "entry " << i;
+    }
 }
 
 TEST(CgCheckIntervalErrors, ZeroIsRejected)

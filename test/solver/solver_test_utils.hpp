@@ -105,5 +105,20 @@ double host_norm(const std::vector<T>& v)
     return static_cast<double>(std::sqrt(sum));
 }
 
+/// Scalar Jacobi's D^{-1} as a diagonal Csr matrix: a preconditioner the solvers know nothing of, so they
+/// apply it in passes of their own (one product per entry: d r, the bits of the folded scaling) where they
+/// fold `jacobi` into their steps.
+inline std::shared_ptr<const LinOp> separate_scaling(const std::shared_ptr<const Executor>& exec,
+                                                     const preconditioner::BlockJacobi<double>& jacobi)
+{
+    const auto inverse = jacobi.get_inverse_diagonal().copy_to_host();
+    matrix_data<double, std::int32_t> diagonal{dim2{inverse.size(), inverse.size()}};
+    for (std::size_t row = 0; row < inverse.size(); ++row) {
+        const auto index = static_cast<std::int32_t>(row);
+        diagonal.entries.push_back({index, index, inverse[row]});
+    }
+    return share(matrix::Csr<double, std::int32_t>::create(exec, diagonal));
+}
+
 }  // namespace test
 }  // namespace larch

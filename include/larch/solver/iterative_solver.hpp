@@ -250,7 +250,8 @@ protected:
     void precondition_and_dot(const vector_type& r, vector_type& z, array<T>& dots, array<T>& workspace) const;
     /// The diagonal D^{-1} when the preconditioner is a diagonal scaling on this solver's executor
     /// (preconditioner::DiagonalScaling, e.g. scalar Jacobi), which a solver may fold into its vector updates
-    /// instead of calling precondition(); nullptr otherwise.
+    /// instead of calling precondition(); nullptr otherwise. In a distributed solve, nullptr on every
+    /// process unless it is a diagonal scaling on all of them (one allgather; every process must call it).
     const array<T>* get_scaling_diagonal() const;
     /// r = b - A x.
     void compute_residual(const vector_type& b, const vector_type& x, vector_type& r) const;
