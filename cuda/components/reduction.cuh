@@ -4,6 +4,8 @@
 
 #include <algorithm>
 #include <cstdint>
+#include <type_traits>
+#include <utility>
 
 #include "cuda/components/launch.cuh"
 #include "cuda/components/warp.cuh"
@@ -42,6 +44,28 @@ __device__ __forceinline__ T block_all_reduce(T value, Op op)
     return result;
 }
 
+/// Whether Entry offers column(col): a functor of the row with the column's own scalars worked out once.
+template <typename Entry, typename = void>
+struct HasColumnEntries : std::false_type {};
+
+template <typename Entry>
+struct HasColumnEntries<Entry, std::void_t<decltype(std::declval<const Entry&>().column(std::int64_t{}))>>
+    : std::true_type {};
+
+/// The entries of column `col` as a functor of the row: entry.column(col) where the entry offers it, else
+/// entry(row, col). A fused solver step's column works out its scalars (alpha, omega, whether it runs) once
+/// per thread instead of once per entry, where reloading them and dividing made its kernel issue 90-200
+/// instructions per entry (H200, 10M rows).
+template <typename Entry>
+__device__ __forceinline__ auto column_entries(const Entry& entry, std::int64_t col)
+{
+    if constexpr (HasColumnEntries<Entry>::value) {
+        return entry.column(col);
+    } else {
+        return [&entry, col](std::int64_t row) { return entry(row, col); };
+    }
+}
+
 constexpr int reduction_block_size = 256;
 /// Enough partial results per column to fill the device for one column, few enough for one block to
 /// finish them quickly.
@@ -57,10 +81,11 @@ __global__ void __launch_bounds__(reduction_block_size)
                            T* partials)
 {
     for (std::int64_t col = blockIdx.y; col < cols; col += gridDim.y) {
+        const auto column = column_entries(entry, col);
         T partial = identity;
         for (std::int64_t row = std::int64_t{blockIdx.x} * blockDim.x + threadIdx.x; row < rows;
              row += std::int64_t{gridDim.x} * blockDim.x) {
-            partial = op(partial, entry(row, col));
+            partial = op(partial, column(row));
         }
         partial = block_all_reduce<reduction_block_size>(partial, op);
         if (threadIdx.x == 0) {
@@ -85,10 +110,11 @@ __global__ void __launch_bounds__(reduction_block_size)
     // cols is a power of two: a shift instead of a 64-bit division per pair, which made this kernel
     // instruction-bound (a dot pair of 10M rows on the H100 at 47% of copy)
     const int log2_cols = __ffs(cols) - 1;
+    const auto column = column_entries(entry, col);
     T partial = identity;
     for (std::int64_t pair = std::int64_t{blockIdx.x} * blockDim.x + threadIdx.x; pair < pairs;
          pair += std::int64_t{gridDim.x} * blockDim.x) {
-        partial = op(partial, entry(pair >> log2_cols, col));
+        partial = op(partial, column(pair >> log2_cols));
     }
     // Lanes l and l ^ offset meet the same column for every offset >= cols.
     for (int offset = 16; offset >= cols; offset /= 2) {
@@ -118,9 +144,10 @@ __global__ void __launch_bounds__(reduction_block_size)
                          Finalize finalize, R* result)
 {
     for (std::int64_t col = blockIdx.x; col < cols; col += gridDim.x) {
+        const auto column = column_entries(entry, col);
         T partial = identity;
         for (std::int64_t row = threadIdx.x; row < rows; row += blockDim.x) {
-            partial = op(partial, entry(row, col));
+            partial = op(partial, column(row));
         }
         const T total = block_all_reduce<reduction_block_size>(partial, op);
         if (threadIdx.x == 0) {
@@ -195,7 +222,8 @@ inline std::int64_t reduction_partials_per_column(
  * too small, so a caller that keeps it allocates once; a value T of several words W, such as TwoSums, takes
  * several of its entries); one launch and no workspace for at most
  * max_short_column_rows rows. `entry` and `finalize` are functors with `__device__ T
- * operator()(std::int64_t, std::int64_t)` and `__device__ R operator()(std::int64_t col, T total)`;
+ * operator()(std::int64_t, std::int64_t)` (or an `entry.column(col)` whose `operator()(row)` gives entry
+ * (row, col): column_entries) and `__device__ R operator()(std::int64_t col, T total)`;
  * `entry` is called exactly once per (row, col) and `finalize` once per column, after every entry of its
  * column (not necessarily after those of the other columns), so either may also write memory of its own
  * column. Deterministic for a given device and build: the grid depends only on the sizes, the layout, the device and

@@ -71,30 +71,47 @@ struct BicgstabDirectionEntries {
     }
 };
 
-/// entry(row, col): r -= alpha v for a column the half step updates, returning the new r(row, col)^2, and
-/// the fused s_hat = D^{-1} r.
+/// Column col of the half step as a functor of the row: r -= alpha v where the column updates (a frozen or
+/// breaking-down column is never written), returning the new r entry squared, and the fused s_hat = D^{-1} r.
 template <typename T>
-struct BicgstabHalfStepEntry {
-    const T* state;
-    size_type cols;
+struct BicgstabHalfStepColumn {
     T* r;
     std::int64_t r_stride;
     const T* v;
     std::int64_t v_stride;
     DeviceScaling<T> s_hat;
+    std::int64_t col;
+    bool updates;
+    T alpha;
 
-    __device__ T operator()(std::int64_t row, std::int64_t col) const
+    __device__ T operator()(std::int64_t row) const
     {
-        const auto column = static_cast<size_type>(col);
-        T& s_entry = r[row * r_stride + col];
-        if (!bicgstab_rules::half_step_updates(state, cols, column)) {
-            s_hat.write(row, col, s_entry);
-            return T{0};  // a frozen or breaking-down column is never written
-        }
-        const T square = bicgstab_rules::update_half_step_entry(bicgstab_rules::half_step_length(state, cols, column),
-                                                                v[row * v_stride + col], s_entry);
+        T& s_entry = r[row * r_stride];
+        const T square = updates ? bicgstab_rules::update_half_step_entry(alpha, v[row * v_stride], s_entry) : T{0};
         s_hat.write(row, col, s_entry);
         return square;
+    }
+};
+
+/// The half step's entries for reduce_columns: column(col) is `columns` moved to column col, with whether
+/// the column updates and its alpha.
+template <typename T>
+struct BicgstabHalfStepEntry {
+    const T* state;
+    size_type cols;
+    /// column 0's pointers (col, updates and alpha unused)
+    BicgstabHalfStepColumn<T> columns;
+
+    __device__ BicgstabHalfStepColumn<T> column(std::int64_t col) const
+    {
+        const auto column = static_cast<size_type>(col);
+        auto result = columns;
+        result.r += col;
+        result.v += col;
+        result.col = col;
+        result.updates = bicgstab_rules::half_step_updates(state, cols, column);
+        result.alpha = result.updates ? bicgstab_rules::half_step_length(state, cols, column) : T{0};
+        return result;
     }
 };
 
@@ -113,11 +130,10 @@ struct BicgstabFinishHalfStep {
     }
 };
 
-/// entry(row, col): the solution step's update of x (and r) for the column, returning the new r(row, col)^2.
+/// Column col of the solution step as a functor of the row: the update of x (and r) that `update` names,
+/// returning the new r entry squared and r_hat times it (both 0 for a column left alone).
 template <typename T>
-struct BicgstabSolutionEntry {
-    const T* state;
-    size_type cols;
+struct BicgstabSolutionColumn {
     T* x;
     std::int64_t x_stride;
     T* r;
@@ -130,23 +146,50 @@ struct BicgstabSolutionEntry {
     std::int64_t t_stride;
     const T* shadow;
     std::int64_t shadow_stride;
+    bicgstab_rules::SolutionUpdate update;
+    T alpha;
+    T omega;
 
-    /// The new r entry squared and r_hat times it (both 0 for a column left alone).
-    __device__ TwoSums<T> operator()(std::int64_t row, std::int64_t col) const
+    __device__ TwoSums<T> operator()(std::int64_t row) const
+    {
+        if (update == bicgstab_rules::SolutionUpdate::none) {
+            return {T{0}, T{0}};
+        }
+        T& r_entry = r[row * r_stride];
+        const T square = bicgstab_rules::update_solution_entry(update, alpha, omega, p_hat[row * p_hat_stride],
+                                                               s_hat[row * s_hat_stride], t[row * t_stride],
+                                                               x[row * x_stride], r_entry);
+        return {square, shadow[row * shadow_stride] * r_entry};
+    }
+};
+
+/// The solution step's entries for reduce_columns: column(col) is `columns` moved to column col, with the
+/// column's update, alpha and (safeguarded) omega.
+template <typename T>
+struct BicgstabSolutionEntry {
+    const T* state;
+    size_type cols;
+    /// column 0's pointers (update, alpha and omega unused)
+    BicgstabSolutionColumn<T> columns;
+
+    __device__ BicgstabSolutionColumn<T> column(std::int64_t col) const
     {
         using bicgstab_rules::SolutionUpdate;
         const auto column = static_cast<size_type>(col);
-        const auto update = bicgstab_rules::solution_update(state, cols, column);
-        if (update == SolutionUpdate::none) {
-            return {T{0}, T{0}};
-        }
-        const T alpha = bicgstab_rules::value(state, cols, bicgstab_state::alpha, column);
-        const T omega = update == SolutionUpdate::full ? bicgstab_rules::solution_omega(state, cols, column) : T{0};
-        T& r_entry = r[row * r_stride + col];
-        const T square = bicgstab_rules::update_solution_entry(update, alpha, omega, p_hat[row * p_hat_stride + col],
-                                                               s_hat[row * s_hat_stride + col], t[row * t_stride + col],
-                                                               x[row * x_stride + col], r_entry);
-        return {square, shadow[row * shadow_stride + col] * r_entry};
+        auto result = columns;
+        result.x += col;
+        result.r += col;
+        result.p_hat += col;
+        result.s_hat += col;
+        result.t += col;
+        result.shadow += col;
+        result.update = bicgstab_rules::solution_update(state, cols, column);
+        result.alpha = result.update == SolutionUpdate::none
+                           ? T{0}
+                           : bicgstab_rules::value(state, cols, bicgstab_state::alpha, column);
+        result.omega = result.update == SolutionUpdate::full ? bicgstab_rules::solution_omega(state, cols, column)
+                                                              : T{0};
+        return result;
     }
 };
 

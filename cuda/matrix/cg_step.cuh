@@ -15,12 +15,11 @@ namespace kernels {
 namespace LARCH_DEVICE_NAMESPACE {
 namespace dense {
 
-/// entry(row, col): x += alpha p, r -= alpha q for a running column, returning the new r(row, col)^2, and
-/// with `folds_scaling` also r(row, col) (d_row r(row, col)), the term of r^T D^{-1} r.
+/// Column col of the solution step as a functor of the row: x += alpha p, r -= alpha q (alpha = 0, a column
+/// stopped or breaking down: no write, so a frozen column is never touched), returning the new r entry
+/// squared, and with `folds_scaling` also r (d_row r), the term of r^T D^{-1} r.
 template <typename T, bool folds_scaling>
-struct CgSolutionEntry {
-    const T* state;
-    size_type cols;
+struct CgSolutionColumn {
     T* x;
     std::int64_t x_stride;
     T* r;
@@ -31,21 +30,41 @@ struct CgSolutionEntry {
     std::int64_t q_stride;
     /// D^{-1} (read only with folds_scaling)
     const T* inverse_diagonal;
+    T alpha;
 
-    __device__ auto operator()(std::int64_t row, std::int64_t col) const
+    __device__ auto operator()(std::int64_t row) const
     {
-        const T alpha = cg_rules::step_length(state, cols, static_cast<size_type>(col));
-        T& r_entry = r[row * r_stride + col];
-        // alpha == 0 (stopped or breaking down): no write, so a frozen column is never touched.
+        T& r_entry = r[row * r_stride];
         if (alpha != T{0}) {
-            x[row * x_stride + col] += alpha * p[row * p_stride + col];
-            r_entry -= alpha * q[row * q_stride + col];
+            x[row * x_stride] += alpha * p[row * p_stride];
+            r_entry -= alpha * q[row * q_stride];
         }
         if constexpr (folds_scaling) {
             return TwoSums<T>{r_entry * r_entry, r_entry * (inverse_diagonal[row] * r_entry)};
         } else {
             return r_entry * r_entry;
         }
+    }
+};
+
+/// The solution step's entries for reduce_columns: column(col) is `columns` moved to column col, with the
+/// column's alpha (cg_rules::step_length).
+template <typename T, bool folds_scaling>
+struct CgSolutionEntry {
+    const T* state;
+    size_type cols;
+    /// column 0's pointers (its alpha unused)
+    CgSolutionColumn<T, folds_scaling> columns;
+
+    __device__ CgSolutionColumn<T, folds_scaling> column(std::int64_t col) const
+    {
+        auto result = columns;
+        result.x += col;
+        result.r += col;
+        result.p += col;
+        result.q += col;
+        result.alpha = cg_rules::step_length(state, cols, static_cast<size_type>(col));
+        return result;
     }
 };
 

@@ -495,15 +495,10 @@ void cg_step_solution(const DefaultExecutor& exec, const matrix::Dense<T>& p, co
         return CgSolutionEntry<T, decltype(folds_scaling)::value>{
             state.get_const_data(),
             size.cols,
-            x.get_values(),
-            static_cast<index64>(x.get_stride()),
-            r.get_values(),
-            static_cast<index64>(r.get_stride()),
-            p.get_const_values(),
-            static_cast<index64>(p.get_stride()),
-            q.get_const_values(),
-            static_cast<index64>(q.get_stride()),
-            inverse_diagonal ? inverse_diagonal->get_const_data() : nullptr};
+            {x.get_values(), static_cast<index64>(x.get_stride()), r.get_values(), static_cast<index64>(r.get_stride()),
+             p.get_const_values(), static_cast<index64>(p.get_stride()), q.get_const_values(),
+             static_cast<index64>(q.get_stride()), inverse_diagonal ? inverse_diagonal->get_const_data() : nullptr,
+             T{0}}};
     };
     const CgFinishStep<T> finish{state.get_data(), size.cols, slot};
     const auto norms = state.get_data() + (cg_state::norms + slot) * size.cols;
@@ -561,9 +556,11 @@ void bicgstab_step_half(const DefaultExecutor& exec, const matrix::Dense<T>& v, 
 {
     const auto size = r.get_size();
     reduce_step<T>(exec, size,
-                         BicgstabHalfStepEntry<T>{state.get_const_data(), size.cols, r.get_values(),
-                                                  static_cast<index64>(r.get_stride()), v.get_const_values(),
-                                                  static_cast<index64>(v.get_stride()), device_scaling(s_hat)},
+                         BicgstabHalfStepEntry<T>{state.get_const_data(),
+                                                  size.cols,
+                                                  {r.get_values(), static_cast<index64>(r.get_stride()),
+                                                   v.get_const_values(), static_cast<index64>(v.get_stride()),
+                                                   device_scaling(s_hat), 0, false, T{0}}},
                          BicgstabFinishHalfStep<T>{state.get_data(), size.cols, slot},
                          state.get_data() + (bicgstab_state::norms + slot) * size.cols, workspace,
                          "launch of dense::bicgstab_step_half's finish");
@@ -577,13 +574,15 @@ void bicgstab_step_solution(const DefaultExecutor& exec, const matrix::Dense<T>&
     const auto size = x.get_size();
     reduce_step<TwoSums<T>>(
         exec, size,
-        BicgstabSolutionEntry<T>{state.get_const_data(), size.cols, x.get_values(),
-                                 static_cast<index64>(x.get_stride()), r.get_values(),
-                                 static_cast<index64>(r.get_stride()), p_hat.get_const_values(),
-                                 static_cast<index64>(p_hat.get_stride()), s_hat.get_const_values(),
-                                 static_cast<index64>(s_hat.get_stride()), t.get_const_values(),
-                                 static_cast<index64>(t.get_stride()), shadow.get_const_values(),
-                                 static_cast<index64>(shadow.get_stride())},
+        BicgstabSolutionEntry<T>{state.get_const_data(),
+                                 size.cols,
+                                 {x.get_values(), static_cast<index64>(x.get_stride()), r.get_values(),
+                                  static_cast<index64>(r.get_stride()), p_hat.get_const_values(),
+                                  static_cast<index64>(p_hat.get_stride()), s_hat.get_const_values(),
+                                  static_cast<index64>(s_hat.get_stride()), t.get_const_values(),
+                                  static_cast<index64>(t.get_stride()), shadow.get_const_values(),
+                                  static_cast<index64>(shadow.get_stride()), bicgstab_rules::SolutionUpdate::none,
+                                  T{0}, T{0}}},
         BicgstabFinishSolutionStep<T>{state.get_data(), size.cols, slot},
         state.get_data() + (bicgstab_state::norms + slot) * size.cols, workspace,
         "launch of dense::bicgstab_step_solution's finish");
