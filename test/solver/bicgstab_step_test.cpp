@@ -400,28 +400,18 @@ TEST_P(BicgstabFusedJacobi, GivesTheBitsOfTheSameDiagonalAppliedOnItsOwn)
 {
     LARCH_EXECUTOR_OR_SKIP(exec, GetParam());
     // Scalar Jacobi runs inside the direction and half steps; the same D^{-1} as a diagonal Csr matrix runs
-    // in passes of its own (separate_scaling). Both solves must give the same iterates.
+    // in passes of its own (scalar_jacobi_two_ways). Both solves must give the same iterates.
     const auto a = interval_matrix(exec);
-    auto jacobi = larch::share(
-        larch::preconditioner::BlockJacobi<double>::build().with_max_block_size(1).on(exec)->generate(a));
-    ASSERT_NE(jacobi->get_scaling_diagonal(), nullptr);
-    const auto separate = larch::test::separate_scaling(exec, *jacobi);
+    const auto jacobi = larch::test::scalar_jacobi_two_ways(exec, a);
+    ASSERT_NE(jacobi.folded->get_scaling_diagonal(), nullptr);
     auto b = Dense::create(exec, dim2{400, 1});
     b->fill(1.0);
-    std::vector<std::vector<double>> solutions;
-    for (const auto& preconditioner : {std::shared_ptr<const larch::LinOp>{jacobi}, separate}) {
-        auto solver = larch::solver::Bicgstab<double>::build()
-                          .with_generated_preconditioner(preconditioner)
-                          .with_criteria(larch::stop::max_iterations(25))
-                          .on(exec)
-                          ->generate(a);
-        auto x = Dense::create(exec, dim2{400, 1});
-        x->fill(0.0);
-        solver->apply(b, x);
-        EXPECT_EQ(solver->get_status().iterations, 25u);
-        solutions.push_back(x->copy_to_host());
+    const auto solves = larch::test::solve_with_each_preconditioner<larch::solver::Bicgstab<double>>(
+        exec, a, *b, {jacobi.folded, jacobi.separate}, 25);
+    for (const auto& solve : solves) {
+        EXPECT_EQ(solve.iterations, 25u);
     }
-    EXPECT_EQ(solutions[0], solutions[1]);
+    EXPECT_EQ(solves[0].x, solves[1].x);
 }
 
 INSTANTIATE_TEST_SUITE_P(AllExecutors, BicgstabFusedJacobi, ::testing::ValuesIn(larch::test::executor_names()));

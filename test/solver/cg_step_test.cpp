@@ -50,24 +50,37 @@ double field(const std::vector<double>& state, size_type cols, size_type field, 
     return state[field * cols + col];
 }
 
+/// The step on small integers: column 0 runs (alpha = 6 / 3 = 2), column 1 breaks down (rho = 0), column 2
+/// finished earlier; 2 norm slots.
+struct IntegerStep {
+    larch::array<double> state;
+    std::unique_ptr<Dense> p;
+    std::unique_ptr<Dense> q;
+    std::unique_ptr<Dense> x;
+    std::unique_ptr<Dense> r;
+};
+
+IntegerStep make_integer_step(const std::shared_ptr<const larch::Executor>& exec)
+{
+    // Fields: rho, rho_old, p_q, threshold, stopped, stop_slot, pause_above.
+    return {make_state(exec, 3, 2,
+                       {{6, 0, 5}, {0, 0, 0}, {3, 1, 1}, {1, 1, 1}, {0, 0, cg_state::finished}, {0, 0, 0},
+                        {inf, inf, inf}}),
+            Dense::create(exec, {{1, 1, 1}, {2, 2, 2}}), Dense::create(exec, {{1, 1, 1}, {-1, -1, -1}}),
+            Dense::create(exec, {{0, 0, 0}, {1, 1, 1}}), Dense::create(exec, {{4, 4, 4}, {1, 1, 1}})};
+}
+
 TEST_P(CgStepKernels, UpdateRunningColumnsAndFreezeStoppedOnesOnIntegers)
 {
     LARCH_EXECUTOR_OR_SKIP(exec, GetParam());
-    // Column 0 runs (alpha = 6 / 3 = 2), column 1 breaks down (rho = 0), column 2 finished earlier.
-    // Fields: rho, rho_old, p_q, threshold, stopped, stop_slot, pause_above.
-    auto state = make_state(exec, 3, 2,
-                            {{6, 0, 5}, {0, 0, 0}, {3, 1, 1}, {1, 1, 1}, {0, 0, cg_state::finished}, {0, 0, 0},
-                             {inf, inf, inf}});
-    auto p = Dense::create(exec, {{1, 1, 1}, {2, 2, 2}});
-    auto q = Dense::create(exec, {{1, 1, 1}, {-1, -1, -1}});
-    auto x = Dense::create(exec, {{0, 0, 0}, {1, 1, 1}});
-    auto r = Dense::create(exec, {{4, 4, 4}, {1, 1, 1}});
+    auto step = make_integer_step(exec);
     larch::array<double> workspace{exec};
-    LARCH_RUN_KERNEL(exec, dense::cg_step_solution, *p, *q, *x, *r, size_type{1}, state, workspace, no_scaling);
+    LARCH_RUN_KERNEL(exec, dense::cg_step_solution, *step.p, *step.q, *step.x, *step.r, size_type{1}, step.state,
+                     workspace, no_scaling);
     // x0 = (0, 1) + 2 (1, 2) = (2, 5); r0 = (4, 1) - 2 (1, -1) = (2, 3), norm sqrt(13).
-    larch::test::expect_dense_eq({{2, 0, 0}, {5, 1, 1}}, *x);
-    larch::test::expect_dense_eq({{2, 4, 4}, {3, 1, 1}}, *r);
-    auto values = state.copy_to_host();
+    larch::test::expect_dense_eq({{2, 0, 0}, {5, 1, 1}}, *step.x);
+    larch::test::expect_dense_eq({{2, 4, 4}, {3, 1, 1}}, *step.r);
+    auto values = step.state.copy_to_host();
     EXPECT_EQ(field(values, 3, cg_state::norms + 1, 0), std::sqrt(13.0));
     EXPECT_EQ(field(values, 3, cg_state::rho_old, 0), 6);
     EXPECT_EQ(field(values, 3, cg_state::stopped, 0), cg_state::running);
@@ -78,31 +91,24 @@ TEST_P(CgStepKernels, UpdateRunningColumnsAndFreezeStoppedOnesOnIntegers)
     values[cg_state::rho * 3] = 12;
     larch::array<double> host{exec->get_host(), values.size()};
     std::copy(values.begin(), values.end(), host.get_data());
-    state.copy_from(host);
+    step.state.copy_from(host);
     auto z = Dense::create(exec, {{1, 1, 1}, {1, 1, 1}});
-    LARCH_RUN_KERNEL(exec, dense::cg_step_direction, *z, *p, size_type{1}, state, no_scaling);
-    larch::test::expect_dense_eq({{3, 1, 1}, {5, 2, 2}}, *p);
+    LARCH_RUN_KERNEL(exec, dense::cg_step_direction, *z, *step.p, size_type{1}, step.state, no_scaling);
+    larch::test::expect_dense_eq({{3, 1, 1}, {5, 2, 2}}, *step.p);
 }
 
 TEST_P(CgStepKernels, FoldedScalingFormsTheNextRhoAndTheScaledDirectionOnIntegers)
 {
     LARCH_EXECUTOR_OR_SKIP(exec, GetParam());
-    // As above with D^{-1} = diag(0.75, 1) folded in: column 0 runs (alpha = 2), column 1 breaks down, column
-    // 2 finished earlier.
-    auto state = make_state(exec, 3, 2,
-                            {{6, 0, 5}, {0, 0, 0}, {3, 1, 1}, {1, 1, 1}, {0, 0, cg_state::finished}, {0, 0, 0},
-                             {inf, inf, inf}});
-    auto p = Dense::create(exec, {{1, 1, 1}, {2, 2, 2}});
-    auto q = Dense::create(exec, {{1, 1, 1}, {-1, -1, -1}});
-    auto x = Dense::create(exec, {{0, 0, 0}, {1, 1, 1}});
-    auto r = Dense::create(exec, {{4, 4, 4}, {1, 1, 1}});
+    // As above with D^{-1} = diag(0.75, 1) folded in.
+    auto step = make_integer_step(exec);
     larch::array<double> inverse_diagonal{exec, {0.75, 1.0}};
     larch::array<double> workspace{exec};
-    LARCH_RUN_KERNEL(exec, dense::cg_step_solution, *p, *q, *x, *r, size_type{1}, state, workspace,
-                     &inverse_diagonal);
-    larch::test::expect_dense_eq({{2, 0, 0}, {5, 1, 1}}, *x);
-    larch::test::expect_dense_eq({{2, 4, 4}, {3, 1, 1}}, *r);
-    const auto values = state.copy_to_host();
+    LARCH_RUN_KERNEL(exec, dense::cg_step_solution, *step.p, *step.q, *step.x, *step.r, size_type{1}, step.state,
+                     workspace, &inverse_diagonal);
+    larch::test::expect_dense_eq({{2, 0, 0}, {5, 1, 1}}, *step.x);
+    larch::test::expect_dense_eq({{2, 4, 4}, {3, 1, 1}}, *step.r);
+    const auto values = step.state.copy_to_host();
     EXPECT_EQ(field(values, 3, cg_state::norms + 1, 0), std::sqrt(13.0));
     // r = (2, 3): rho = 2 (0.75 * 2) + 3 (1 * 3) = 12 and rho_old = 6; the broken-down column and the one that
     // finished earlier keep their rho.
@@ -112,8 +118,8 @@ TEST_P(CgStepKernels, FoldedScalingFormsTheNextRhoAndTheScaledDirectionOnInteger
     EXPECT_EQ(field(values, 3, cg_state::stopped, 1), cg_state::breakdown);
     EXPECT_EQ(field(values, 3, cg_state::rho, 2), 5);
     // p = D^{-1} r + (12 / 6) p = (1.5, 3) + (2, 4) in column 0; the others stay.
-    LARCH_RUN_KERNEL(exec, dense::cg_step_direction, *r, *p, size_type{1}, state, &inverse_diagonal);
-    larch::test::expect_dense_eq({{3.5, 1, 1}, {7, 2, 2}}, *p);
+    LARCH_RUN_KERNEL(exec, dense::cg_step_direction, *step.r, *step.p, size_type{1}, step.state, &inverse_diagonal);
+    larch::test::expect_dense_eq({{3.5, 1, 1}, {7, 2, 2}}, *step.p);
 }
 
 TEST_P(CgStepKernels, FinishAtTheThresholdAndPauseAboveTheBound)
@@ -244,31 +250,21 @@ TEST_P(CgCheckInterval, FoldedJacobiTakesTheIteratesOfTheSameDiagonalAppliedOnIt
 {
     LARCH_EXECUTOR_OR_SKIP(exec, GetParam());
     // Scalar Jacobi runs inside the solution and direction steps; the same D^{-1} as a diagonal Csr matrix
-    // runs in passes of its own (separate_scaling). rho sums the same terms r (d r) in either case, in the
-    // step's reduction order or in the dot's, so the iterates agree to roundoff; 3 columns at once.
+    // runs in passes of its own (scalar_jacobi_two_ways). rho sums the same terms r (d r) in either case, in
+    // the step's reduction order or in the dot's, so the iterates agree to roundoff; 3 columns at once.
     const auto a = interval_matrix(exec);
-    auto jacobi = larch::share(
-        larch::preconditioner::BlockJacobi<double>::build().with_max_block_size(1).on(exec)->generate(a));
-    ASSERT_NE(jacobi->get_scaling_diagonal(), nullptr);
-    const auto separate = larch::test::separate_scaling(exec, *jacobi);
+    const auto jacobi = larch::test::scalar_jacobi_two_ways(exec, a);
+    ASSERT_NE(jacobi.folded->get_scaling_diagonal(), nullptr);
     const dim2 size{400, 3};
     auto b = larch::test::generate_random_dense<double>(exec, size, 5);
-    std::vector<std::vector<double>> solutions;
-    for (const auto& preconditioner : {std::shared_ptr<const larch::LinOp>{jacobi}, separate}) {
-        auto solver = larch::solver::Cg<double>::build()
-                          .with_generated_preconditioner(preconditioner)
-                          .with_criteria(larch::stop::max_iterations(25))
-                          .on(exec)
-                          ->generate(a);
-        auto x = Dense::create(exec, size);
-        x->fill(0.0);
-        solver->apply(b, x);
-        EXPECT_EQ(solver->get_status().iterations, 25u);
-        solutions.push_back(x->copy_to_host());
+    const auto solves = larch::test::solve_with_each_preconditioner<larch::solver::Cg<double>>(
+        exec, a, *b, {jacobi.folded, jacobi.separate}, 25);
+    for (const auto& solve : solves) {
+        EXPECT_EQ(solve.iterations, 25u);
     }
-    const auto scale = larch::test::host_norm(solutions[1]);
-    for (std::size_t i = 0; i < solutions[0].size(); ++i) {
-        EXPECT_NEAR(solutions[0][i], solutions[1][i], 1e-12 * scale) << "entry " << i;
+    const auto scale = larch::test::host_norm(solves[1].x);
+    for (std::size_t i = 0; i < solves[0].x.size(); ++i) {
+        EXPECT_NEAR(solves[0].x[i], solves[1].x[i], 1e-12 * scale) << "entry " << i;
     }
 }
 

@@ -105,19 +105,53 @@ double host_norm(const std::vector<T>& v)
     return static_cast<double>(std::sqrt(sum));
 }
 
-/// Scalar Jacobi's D^{-1} as a diagonal Csr matrix: a preconditioner the solvers know nothing of, so they
-/// apply it in passes of their own (one product per entry: d r, the bits of the folded scaling) where they
-/// fold `jacobi` into their steps.
-inline std::shared_ptr<const LinOp> separate_scaling(const std::shared_ptr<const Executor>& exec,
-                                                     const preconditioner::BlockJacobi<double>& jacobi)
+/// Scalar Jacobi of a matrix two ways: the preconditioner itself, which the solvers fold into their steps,
+/// and its D^{-1} as a diagonal Csr matrix, a preconditioner the solvers know nothing of and apply in passes
+/// of their own (one product per entry: d r, the bits of the folded scaling).
+struct ScalarJacobiTwoWays {
+    std::shared_ptr<const preconditioner::BlockJacobi<double>> folded;
+    std::shared_ptr<const LinOp> separate;
+};
+
+inline ScalarJacobiTwoWays scalar_jacobi_two_ways(const std::shared_ptr<const Executor>& exec,
+                                                  const std::shared_ptr<const LinOp>& a)
 {
-    const auto inverse = jacobi.get_inverse_diagonal().copy_to_host();
+    auto jacobi = share(preconditioner::BlockJacobi<double>::build().with_max_block_size(1).on(exec)->generate(a));
+    const auto inverse = jacobi->get_inverse_diagonal().copy_to_host();
     matrix_data<double, std::int32_t> diagonal{dim2{inverse.size(), inverse.size()}};
     for (std::size_t row = 0; row < inverse.size(); ++row) {
         const auto index = static_cast<std::int32_t>(row);
         diagonal.entries.push_back({index, index, inverse[row]});
     }
-    return share(matrix::Csr<double, std::int32_t>::create(exec, diagonal));
+    return {jacobi, share(matrix::Csr<double, std::int32_t>::create(exec, diagonal))};
+}
+
+/// What solve_with_each_preconditioner gives for one preconditioner.
+struct PreconditionedSolve {
+    size_type iterations;
+    std::vector<double> x;
+};
+
+/// `iterations` iterations of Solver (the iteration limit its only criterion, x0 = 0) on A x = b with each
+/// of `preconditioners` in turn: the iterations each solve reported and its x on the host.
+template <typename Solver>
+std::vector<PreconditionedSolve> solve_with_each_preconditioner(
+    const std::shared_ptr<const Executor>& exec, const std::shared_ptr<const LinOp>& a, const matrix::Dense<double>& b,
+    const std::vector<std::shared_ptr<const LinOp>>& preconditioners, size_type iterations)
+{
+    std::vector<PreconditionedSolve> solves;
+    for (const auto& preconditioner : preconditioners) {
+        auto solver = Solver::build()
+                          .with_generated_preconditioner(preconditioner)
+                          .with_criteria(stop::max_iterations(iterations))
+                          .on(exec)
+                          ->generate(a);
+        auto x = matrix::Dense<double>::create(exec, b.get_size());
+        x->fill(0.0);
+        solver->apply(b, x);
+        solves.push_back({solver->get_status().iterations, x->copy_to_host()});
+    }
+    return solves;
 }
 
 }  // namespace test
