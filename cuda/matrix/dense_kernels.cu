@@ -55,6 +55,11 @@ struct Scale {
 };
 
 template <typename T>
+struct CopyEntry {
+    __device__ void operator()(T& x, T b, index64) const { x = b; }
+};
+
+template <typename T>
 struct AddScaled {
     T alpha;
     __device__ void operator()(T& x, T b, index64) const { x += alpha * b; }
@@ -343,16 +348,20 @@ void fill(const DefaultExecutor& exec, matrix::Dense<T>& x, T value)
 }
 
 template <typename T>
-void copy(const DefaultExecutor&, const matrix::Dense<T>& source, matrix::Dense<T>& dest)
+void copy(const DefaultExecutor& exec, const matrix::Dense<T>& source, matrix::Dense<T>& dest)
 {
     const auto size = source.get_size();
     if (size.rows == 0 || size.cols == 0) {
         return;
     }
-    LARCH_DEVICE_CHECK(LARCH_RT(Memcpy2D)(dest.get_values(), dest.get_stride() * sizeof(T),
-                                          source.get_const_values(),
-                                          source.get_stride() * sizeof(T), size.cols * sizeof(T),
-                                          size.rows, LARCH_RT(MemcpyDeviceToDevice)));
+    // Rows without gaps on both sides: one linear copy; else one thread per entry. A pitched copy
+    // (cudaMemcpy2D) would see a 10M x 1 vector as 10M rows of 8 bytes.
+    if (source.get_stride() == size.cols && dest.get_stride() == size.cols) {
+        LARCH_DEVICE_CHECK(LARCH_RT(Memcpy)(dest.get_values(), source.get_const_values(),
+                                            size.rows * size.cols * sizeof(T), LARCH_RT(MemcpyDeviceToDevice)));
+        return;
+    }
+    update_entries(exec, dest, &source, CopyEntry<T>{}, "launch of dense::copy");
 }
 
 template <typename T>
