@@ -54,7 +54,7 @@ struct HasColumnEntries<Entry, std::void_t<decltype(std::declval<const Entry&>()
 
 /// The entries of column `col` as a functor of the row: entry.column(col) where the entry offers it, else
 /// entry(row, col). A fused solver step's column works out its scalars (alpha, omega, whether it runs) once
-/// per thread instead of once per entry, where reloading them and dividing made its kernel issue 90-200
+/// per thread instead of once per entry, where reloading them and dividing made its kernel execute 90-200
 /// instructions per entry (H200, 10M rows).
 template <typename Entry>
 __device__ __forceinline__ auto column_entries(const Entry& entry, std::int64_t col)
