@@ -40,6 +40,7 @@
 #include <larch/preconditioner/block_jacobi.hpp>
 
 #include "flag_value.hpp"
+#include "matrix_index.hpp"
 
 using namespace larch;
 namespace fs = std::filesystem;
@@ -128,29 +129,6 @@ struct Tally {
     int false_convergences = 0;
     int stopped_at_start = 0;
 };
-
-/// Files marked SPD ("yes") in the folder's INDEX.md table (column "SPD"); empty if there is no index.
-std::set<std::string> read_spd_list(const std::string& dir)
-{
-    std::set<std::string> spd;
-    std::ifstream index{dir + "/INDEX.md"};
-    std::string line;
-    while (std::getline(index, line)) {
-        std::vector<std::string> cells;
-        std::stringstream row{line};
-        std::string cell;
-        while (std::getline(row, cell, '|')) {
-            cell.erase(0, cell.find_first_not_of(' '));
-            cell.erase(cell.find_last_not_of(' ') + 1);
-            cells.push_back(cell);
-        }
-        // | file | rows | cols | nnz stored | nnz full | symmetry | field | SPD | ...
-        if (cells.size() > 8 && cells[8] == "yes") {
-            spd.insert(cells[1]);
-        }
-    }
-    return spd;
-}
 
 double host_relative_residual(const matrix_data<double, std::int32_t>& a, const std::vector<double>& b,
                               const std::vector<double>& x)
@@ -544,7 +522,7 @@ try {
         shard_files.push_back(files[k]);
     }
     files = shard_files;
-    const auto spd = read_spd_list(settings.matrix_dir);
+    const auto spd = examples::read_spd_list(settings.matrix_dir);
     std::vector<MatrixResult> results;
     for (const auto& file : files) {
         results.push_back(run_matrix(file, spd.count(file) > 0, settings, exec, study_cases));

@@ -7,38 +7,14 @@
 #include <algorithm>
 #include <filesystem>
 #include <limits>
-#include <fstream>
-#include <set>
-#include <sstream>
 
+#include "examples/matrix_index.hpp"
 #include "larch/generate/problems.hpp"
 #include "larch/io/matrix_market.hpp"
 #include "test/solver/solver_test_utils.hpp"
 #include "test/utils/executors.hpp"
 
 namespace {
-
-/// Matrix files whose INDEX.md row says SPD "yes" (column 8 of the table).
-std::set<std::string> spd_matrices(const std::string& dir)
-{
-    std::set<std::string> names;
-    std::ifstream index{dir + "/INDEX.md"};
-    std::string line;
-    while (std::getline(index, line)) {
-        std::vector<std::string> cells;
-        std::stringstream row{line};
-        std::string cell;
-        while (std::getline(row, cell, '|')) {
-            cell.erase(0, cell.find_first_not_of(' '));
-            cell.erase(cell.find_last_not_of(' ') + 1);
-            cells.push_back(cell);
-        }
-        if (cells.size() > 8 && cells[8] == "yes") {
-            names.insert(cells[1]);
-        }
-    }
-    return names;
-}
 
 class SpdMatrices : public ::testing::TestWithParam<std::string> {};
 
@@ -49,7 +25,7 @@ TEST_P(SpdMatrices, CgWithJacobiNeverReportsFalseConvergence)
     if (!std::filesystem::exists(dir + "/INDEX.md")) {
         GTEST_SKIP() << "no test matrices: " << dir << "/INDEX.md does not exist";
     }
-    const auto names = spd_matrices(dir);
+    const auto names = larch::examples::read_spd_list(dir);
     ASSERT_FALSE(names.empty()) << "INDEX.md lists no SPD matrix";
     const double tolerance = 1e-9;
     int solved = 0;
