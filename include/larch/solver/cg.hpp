@@ -12,7 +12,9 @@ namespace solver {
 /**
  * Preconditioned conjugate gradients (Hestenes-Stiefel) for symmetric positive definite A and M.
  * Per iteration: one apply of A, one of the preconditioner, two dot products (p^T A p, r^T M^{-1} r) and
- * two fused kernels: x += alpha p, r -= alpha q with ||r|| in one pass, then p = z + beta p.
+ * two fused kernels: x += alpha p, r -= alpha q with ||r|| in one pass, then p = z + beta p. A diagonal
+ * scaling M^{-1} = D^{-1} (scalar Jacobi, preconditioner::DiagonalScaling) runs inside those two kernels
+ * instead: the first also forms the next r^T D^{-1} r, the second p = D^{-1} r + beta p.
  * The scalars (rho, alpha, beta) stay on the executor: the kernels read them from there, so an iteration
  * never waits for the host. The host reads the scalars and the residual norms once every
  * `check_interval` iterations (one synchronization) and passes the norms to the monitor in order. A
