@@ -173,6 +173,7 @@ IterativeSolver<T>::IterativeSolver(std::shared_ptr<const Executor> exec,
             preconditioner_ = share(preconditioner_->clone_to(exec));
         }
     }
+    scaling_diagonal_ = find_scaling_diagonal();
 }
 
 template <typename T>
@@ -268,7 +269,7 @@ void IterativeSolver<T>::precondition_and_dot(const vector_type& r, vector_type&
 }
 
 template <typename T>
-const array<T>* IterativeSolver<T>::get_scaling_diagonal() const
+const array<T>* IterativeSolver<T>::find_scaling_diagonal() const
 {
     const auto* scaling = dynamic_cast<const preconditioner::DiagonalScaling<T>*>(preconditioner_.get());
     const auto* diagonal = scaling != nullptr ? scaling->get_scaling_diagonal() : nullptr;

@@ -565,14 +565,14 @@ void bicgstab_step_half(const DefaultExecutor& exec, const matrix::Dense<T>& v, 
 {
     const auto size = r.get_size();
     reduce_step<T>(exec, size,
-                         BicgstabHalfStepEntry<T>{state.get_const_data(),
-                                                  size.cols,
-                                                  {r.get_values(), static_cast<index64>(r.get_stride()),
-                                                   v.get_const_values(), static_cast<index64>(v.get_stride()),
-                                                   device_scaling(s_hat), 0, false, T{0}}},
-                         BicgstabFinishHalfStep<T>{state.get_data(), size.cols, slot},
-                         state.get_data() + (bicgstab_state::norms + slot) * size.cols, workspace,
-                         "launch of dense::bicgstab_step_half's finish");
+                   BicgstabHalfStepEntry<T>{state.get_const_data(),
+                                            size.cols,
+                                            {r.get_values(), static_cast<index64>(r.get_stride()), v.get_const_values(),
+                                             static_cast<index64>(v.get_stride()), device_scaling(s_hat), 0, false,
+                                             T{0}}},
+                   BicgstabFinishHalfStep<T>{state.get_data(), size.cols, slot},
+                   state.get_data() + (bicgstab_state::norms + slot) * size.cols, workspace,
+                   "launch of dense::bicgstab_step_half's finish");
 }
 
 template <typename T>

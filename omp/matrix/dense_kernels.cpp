@@ -383,7 +383,7 @@ void cg_step_solution(const DefaultExecutor& exec, const matrix::Dense<T>& p, co
     };
     // sums[col]: r^T r; sums[cols + col]: r^T D^{-1} r where the scaling is folded in (the layout that
     // complete_sums completes in one message).
-    std::vector<T> sums(inverse_diagonal ? 2 * cols : cols);
+    std::vector<T> sums;
     if (inverse_diagonal) {
         const auto inverse = inverse_diagonal->get_const_data();
         std::vector<TwoSums<T>> column_sums(cols);
@@ -398,6 +398,7 @@ void cg_step_solution(const DefaultExecutor& exec, const matrix::Dense<T>& p, co
             p, q, x, r);
         sums = first_sums_then_second(column_sums);
     } else {
+        sums.resize(cols);
         components::fixed_order_column_sums<T>(
             rows, running, sums.data(),
             [&](size_type col, auto... columns) {

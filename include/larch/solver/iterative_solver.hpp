@@ -251,8 +251,8 @@ protected:
     /// The diagonal D^{-1} when the preconditioner is a diagonal scaling on this solver's executor
     /// (preconditioner::DiagonalScaling, e.g. scalar Jacobi), which a solver may fold into its vector updates
     /// instead of calling precondition(); nullptr otherwise. In a distributed solve, nullptr on every
-    /// process unless it is a diagonal scaling on all of them (one allgather; every process must call it).
-    const array<T>* get_scaling_diagonal() const;
+    /// process unless it is a diagonal scaling on all of them (decided once, at generation).
+    const array<T>* get_scaling_diagonal() const noexcept { return scaling_diagonal_; }
     /// r = b - A x.
     void compute_residual(const vector_type& b, const vector_type& x, vector_type& r) const;
 
@@ -303,12 +303,17 @@ protected:
     void report_column_end(ColumnSolve& solve, double seconds) const;
 
 private:
+    /// get_scaling_diagonal's answer: one allgather in a distributed solve, so every process takes it in the
+    /// constructor.
+    const array<T>* find_scaling_diagonal() const;
+
     std::string name_;
     /// "<name>::apply", built once for the operand checks of every apply.
     std::string apply_context_;
     std::shared_ptr<const LinOp> system_matrix_;
     std::shared_ptr<const LinOp> preconditioner_;
     std::shared_ptr<const ProcessGroup> group_;
+    const array<T>* scaling_diagonal_ = nullptr;
     stop::Criteria criteria_;
     size_type max_residual_replacements_;
     std::vector<std::shared_ptr<log::Logger>> loggers_;
