@@ -5,8 +5,8 @@
 #include <algorithm>
 #include <cstdint>
 #include <type_traits>
-#include <utility>
 
+#include "cuda/components/column_entries.cuh"
 #include "cuda/components/launch.cuh"
 #include "cuda/components/warp.cuh"
 #include "larch/base/array.hpp"
@@ -44,41 +44,117 @@ __device__ __forceinline__ T block_all_reduce(T value, Op op)
     return result;
 }
 
-/// Whether Entry offers column(col): a functor of the row with the column's own scalars worked out once.
-template <typename Entry, typename = void>
-struct HasColumnEntries : std::false_type {};
-
-template <typename Entry>
-struct HasColumnEntries<Entry, std::void_t<decltype(std::declval<const Entry&>().column(std::int64_t{}))>>
-    : std::true_type {};
-
-/// The entries of column `col` as a functor of the row: entry.column(col) where the entry offers it, else
-/// entry(row, col). A fused solver step's column works out its scalars (alpha, omega, whether it runs) once
-/// per thread instead of once per entry, where reloading them and dividing made its kernel execute 90-200
-/// instructions per entry (H200, 10M rows).
-template <typename Entry>
-__device__ __forceinline__ auto column_entries(const Entry& entry, std::int64_t col)
-{
-    if constexpr (HasColumnEntries<Entry>::value) {
-        return entry.column(col);
-    } else {
-        return [&entry, col](std::int64_t row) { return entry(row, col); };
-    }
-}
-
 constexpr int reduction_block_size = 256;
 /// Enough partial results per column to fill the device for one column, few enough for one block to
 /// finish them quickly.
 constexpr std::int64_t max_partials_per_column = 1024;
 /// Columns of at most this many rows are reduced in one launch (reduce_short_columns).
 constexpr std::int64_t max_short_column_rows = 4096;
+/// The most rows (columns on y) of a reduce_long_columns grid, each with its own ticket; further columns stride.
+constexpr std::int64_t max_ticket_rows = 1024;
 
-/// Stage 1: each block reduces `entry(row, col)` over its grid-stride share of the rows of column
-/// blockIdx.y (and further columns with stride gridDim.y); one partial result per block and column.
-template <typename T, typename Entry, typename Op>
+namespace {
+
+/**
+ * One ticket per row of a reduce_long_columns grid (reduce_interleaved_columns uses the first): the block
+ * that takes its row's last ticket finishes that row's columns, so that a reduction is one launch, not a
+ * partial launch and a final one (the final launch kept the GPU nearly idle for 3.6-4.5 us, plus a launch
+ * gap, twice per CG iteration at 10M rows on the H200).
+ * Zero when the module loads, and atomicInc wraps a row's ticket back to zero as its last block takes it,
+ * so every launch finds them zero. No two launches use them at once: every larch kernel of a device runs
+ * in order on its default stream. Each translation unit has its own (no relocatable device code).
+ */
+__device__ unsigned reduction_tickets[max_ticket_rows];
+
+}  // namespace
+
+/**
+ * Whether this block is the last of the `blocks` blocks sharing `ticket` to get here. Every thread of the
+ * block calls it after its writes that the last block will read: each thread fences its own writes before
+ * the block takes its ticket, and the last block fences again before it reads the others'.
+ */
+__device__ __forceinline__ bool takes_last_ticket(unsigned& ticket, unsigned blocks)
+{
+    __shared__ bool last;
+    __threadfence();
+    __syncthreads();
+    if (threadIdx.x == 0) {
+        last = atomicInc(&ticket, blocks - 1) == blocks - 1;
+        if (last) {
+            __threadfence();
+        }
+    }
+    __syncthreads();
+    return last;
+}
+
+/// *address read from L2, past this multiprocessor's L1 (which may hold an older copy): a partial result
+/// that another block wrote during this launch.
+template <typename T>
+__device__ __forceinline__ T load_written_by_other_block(const T* address)
+{
+    static_assert(sizeof(T) % sizeof(unsigned) == 0 && std::is_trivially_copyable<T>::value,
+                  "read as 32-bit words");
+    T value;
+    const auto source = reinterpret_cast<const volatile unsigned*>(address);
+    const auto words = reinterpret_cast<unsigned*>(&value);
+#pragma unroll
+    for (std::size_t i = 0; i < sizeof(T) / sizeof(unsigned); ++i) {
+        words[i] = source[i];
+    }
+    return value;
+}
+
+/// op over `count` partial results from `partials` on, by the whole block in a fixed order; the total on
+/// every thread.
+template <typename T, typename Op>
+__device__ T combine_partials(std::int64_t count, const T* partials, Op op, T identity)
+{
+    T total = identity;
+    for (std::int64_t i = threadIdx.x; i < count; i += blockDim.x) {
+        total = op(total, load_written_by_other_block(partials + i));
+    }
+    return block_all_reduce<reduction_block_size>(total, op);
+}
+
+/**
+ * op over the block's values per column, where thread t holds a value of column t % cols (cols a power of
+ * two up to 32): lanes of one column are combined by shuffles, then the block's warps in order. The total
+ * of column t on thread t < cols. Every thread of the block calls it.
+ */
+template <typename T, typename Op>
+__device__ T combine_interleaved(T value, int cols, Op op)
+{
+    // Lanes l and l ^ offset hold the same column for every offset >= cols.
+    for (int offset = 16; offset >= cols; offset /= 2) {
+        value = op(value, warp::shuffle_xor<32>(value, offset));
+    }
+    constexpr int num_groups = reduction_block_size / 32;
+    __shared__ T group_results[num_groups][32];
+    const int lane = warp::rank<32>();
+    if (lane < cols) {
+        group_results[warp::subwarp_id_in_block<32>()][lane] = value;
+    }
+    __syncthreads();
+    if (threadIdx.x < cols) {
+        value = group_results[0][threadIdx.x];
+        for (int group = 1; group < num_groups; ++group) {
+            value = op(value, group_results[group][threadIdx.x]);
+        }
+    }
+    __syncthreads();
+    return value;
+}
+
+/**
+ * Each block reduces `entry(row, col)` over its grid-stride share of the rows of column blockIdx.y (and
+ * further columns with stride gridDim.y) into one partial result per block and column; the last block of
+ * each grid row (takes_last_ticket) combines that row's partial results: result[col] = finalize(col, total).
+ */
+template <typename T, typename Entry, typename Op, typename Finalize, typename R>
 __global__ void __launch_bounds__(reduction_block_size)
-    reduce_columns_partial(std::int64_t rows, std::int64_t cols, Entry entry, Op op, T identity,
-                           T* partials)
+    reduce_long_columns(std::int64_t rows, std::int64_t cols, Entry entry, Op op, T identity,
+                           Finalize finalize, T* partials, R* result)
 {
     for (std::int64_t col = blockIdx.y; col < cols; col += gridDim.y) {
         const auto column = column_entries(entry, col);
@@ -92,18 +168,29 @@ __global__ void __launch_bounds__(reduction_block_size)
             partials[col * gridDim.x + blockIdx.x] = partial;
         }
     }
+    if (!takes_last_ticket(reduction_tickets[blockIdx.y], gridDim.x)) {
+        return;
+    }
+    for (std::int64_t col = blockIdx.y; col < cols; col += gridDim.y) {
+        const T total = combine_partials(std::int64_t{gridDim.x}, partials + col * gridDim.x, op, identity);
+        if (threadIdx.x == 0) {
+            result[col] = finalize(col, total);
+        }
+    }
 }
 
-/// Stage 1 for 2, 4, 8, 16 or 32 columns: the threads stride over the (row, col) pairs in row-major order,
-/// so a warp reads consecutive entries of a row-major block (coalesced) where the kernel above reads one
-/// column's entries a row apart (a 64-byte row of 8 doubles costs a 32-byte sector per 8 useful bytes,
-/// column after column). The column count divides the block and the grid, so thread t always meets
-/// column t % cols; lanes of one column are combined by shuffles, then the block's warps in order. One
-/// partial result per block and column, as above.
-template <typename T, typename Entry, typename Op>
+/**
+ * The kernel above for 2, 4, 8, 16 or 32 columns: the threads stride over the (row, col) pairs in
+ * row-major order, so a warp reads consecutive entries of a row-major block (coalesced) where the kernel
+ * above reads one column's entries a row apart (a 64-byte row of 8 doubles costs a 32-byte sector per 8
+ * useful bytes, column after column). The column count divides the block and the grid, so thread t always
+ * meets column t % cols. The partial results lie row-major too (block after block), so that the last block
+ * reads them the same way.
+ */
+template <typename T, typename Entry, typename Op, typename Finalize, typename R>
 __global__ void __launch_bounds__(reduction_block_size)
-    reduce_interleaved_columns_partial(std::int64_t rows, int cols, Entry entry, Op op, T identity,
-                                       T* partials)
+    reduce_interleaved_columns(std::int64_t rows, int cols, Entry entry, Op op, T identity,
+                                       Finalize finalize, T* partials, R* result)
 {
     const std::int64_t pairs = rows * cols;
     const int col = static_cast<int>(threadIdx.x) % cols;
@@ -116,28 +203,25 @@ __global__ void __launch_bounds__(reduction_block_size)
          pair += std::int64_t{gridDim.x} * blockDim.x) {
         partial = op(partial, column(pair >> log2_cols));
     }
-    // Lanes l and l ^ offset meet the same column for every offset >= cols.
-    for (int offset = 16; offset >= cols; offset /= 2) {
-        partial = op(partial, warp::shuffle_xor<32>(partial, offset));
-    }
-    constexpr int num_groups = reduction_block_size / 32;
-    __shared__ T group_results[num_groups][32];
-    const int lane = warp::rank<32>();
-    if (lane < cols) {
-        group_results[warp::subwarp_id_in_block<32>()][lane] = partial;
-    }
-    __syncthreads();
+    partial = combine_interleaved(partial, cols, op);
     if (threadIdx.x < cols) {
-        T total = group_results[0][threadIdx.x];
-        for (int group = 1; group < num_groups; ++group) {
-            total = op(total, group_results[group][threadIdx.x]);
-        }
-        partials[std::int64_t{threadIdx.x} * gridDim.x + blockIdx.x] = total;
+        partials[std::int64_t{blockIdx.x} * cols + threadIdx.x] = partial;
+    }
+    if (!takes_last_ticket(reduction_tickets[0], gridDim.x)) {
+        return;
+    }
+    partial = identity;
+    for (std::int64_t i = threadIdx.x; i < std::int64_t{gridDim.x} * cols; i += blockDim.x) {
+        partial = op(partial, load_written_by_other_block(partials + i));
+    }
+    partial = combine_interleaved(partial, cols, op);
+    if (threadIdx.x < cols) {
+        result[threadIdx.x] = finalize(threadIdx.x, partial);
     }
 }
 
-/// Short columns in one launch: one block per column reduces all of it and finalizes it (the two launches
-/// below cost more than the work for a few thousand rows, where a solver's iteration is launch-bound).
+/// Short columns: one block per column reduces all of it and finalizes it (for a few thousand rows,
+/// where a solver's iteration is launch-bound, a grid over the rows would cost more than the work).
 template <typename T, typename Entry, typename Op, typename Finalize, typename R>
 __global__ void __launch_bounds__(reduction_block_size)
     reduce_short_columns(std::int64_t rows, std::int64_t cols, Entry entry, Op op, T identity,
@@ -156,20 +240,17 @@ __global__ void __launch_bounds__(reduction_block_size)
     }
 }
 
-/// Stage 2: one block per column combines its partial results; result[col] = finalize(col, total).
+/// One block per output combines the num_partials partial results partials[out * num_partials + i] that
+/// a kernel of its own wrote: result[out] = finalize(out, total).
 template <typename T, typename Op, typename Finalize, typename R>
 __global__ void __launch_bounds__(reduction_block_size)
-    reduce_columns_final(std::int64_t num_partials, std::int64_t cols, const T* partials, Op op,
+    reduce_columns_final(std::int64_t num_partials, std::int64_t outputs, const T* partials, Op op,
                          T identity, Finalize finalize, R* result)
 {
-    for (std::int64_t col = blockIdx.x; col < cols; col += gridDim.x) {
-        T total = identity;
-        for (std::int64_t i = threadIdx.x; i < num_partials; i += blockDim.x) {
-            total = op(total, partials[col * num_partials + i]);
-        }
-        total = block_all_reduce<reduction_block_size>(total, op);
+    for (std::int64_t out = blockIdx.x; out < outputs; out += gridDim.x) {
+        const T total = combine_partials(num_partials, partials + out * num_partials, op, identity);
         if (threadIdx.x == 0) {
-            result[col] = finalize(col, total);
+            result[out] = finalize(out, total);
         }
     }
 }
@@ -183,27 +264,16 @@ struct KeepTotal {
     }
 };
 
-/// Where entry(row, col) lies: `row_major` for a row-major block (entry (row, col + 1) next to (row, col)),
-/// `column_major` where each column is contiguous (entry (row + 1, col) next to (row, col)).
-enum class EntryLayout { row_major, column_major };
-
-/// Whether reduce_columns reads the entries as row-major (row, col) pairs: a row-major layout of 2..32
-/// columns, a power of two.
-inline bool reduces_interleaved_columns(std::int64_t cols, EntryLayout layout)
-{
-    return layout == EntryLayout::row_major && cols >= 2 && cols <= 32 && (cols & (cols - 1)) == 0;
-}
-
 /**
- * The number of partial results per column of reduce_columns for `rows` x `cols` on `exec` with a stage-1
+ * The number of partial results per column of reduce_columns for `rows` x `cols` on `exec` with a
  * kernel of which one multiprocessor holds `blocks_per_multiprocessor` blocks at once. The default, the
- * thread limit, gives the most that any stage-1 kernel uses: the size of a workspace that serves them all.
+ * thread limit, gives the most that either kernel uses: the size of a workspace that serves them all.
  */
 inline std::int64_t reduction_partials_per_column(
     const GpuExecutor& exec, std::int64_t rows, std::int64_t cols, EntryLayout layout = EntryLayout::row_major,
     int blocks_per_multiprocessor = thread_limited_blocks_per_multiprocessor(reduction_block_size))
 {
-    if (reduces_interleaved_columns(cols, layout)) {
+    if (interleaves_columns(cols, layout)) {
         return std::min<std::int64_t>(max_partials_per_column,
                                       grid_stride_num_blocks(exec, rows * cols, reduction_block_size,
                                                              blocks_per_multiprocessor));
@@ -216,18 +286,18 @@ inline std::int64_t reduction_partials_per_column(
 
 /**
  * result[col] = finalize(col, op(entry(0, col), ..., entry(rows - 1, col))) for every col < cols, with
- * `result` in device memory. Two launches (blocks over rows on x and columns on y, or over the row-major
- * (row, col) pairs for 2..32 columns in a power of two; then one block per column over the partial
- * results) and a workspace of at most 1024 values per column, taken from `workspace` (enlarged only when
- * too small, so a caller that keeps it allocates once; a value T of several words W, such as TwoSums, takes
- * several of its entries); one launch and no workspace for at most
- * max_short_column_rows rows. `entry` and `finalize` are functors with `__device__ T
+ * `result` in device memory, in one launch: blocks over rows on x and columns on y (or over the row-major
+ * (row, col) pairs for 2..32 columns in a power of two), of which the last to finish a grid row combines
+ * that row's partial results (takes_last_ticket). The partial results, at most 1024 per column, lie in
+ * `workspace` (enlarged only when too small, so a caller that keeps it allocates once; a value T of several
+ * words W, such as TwoSums, takes several of its entries); for at most max_short_column_rows rows one block
+ * per column reduces it alone, without workspace. `entry` and `finalize` are functors with `__device__ T
  * operator()(std::int64_t, std::int64_t)` (or an `entry.column(col)` whose `operator()(row)` gives entry
  * (row, col): column_entries) and `__device__ R operator()(std::int64_t col, T total)`;
  * `entry` is called exactly once per (row, col) and `finalize` once per column, after every entry of its
  * column (not necessarily after those of the other columns), so either may also write memory of its own
- * column. Deterministic for a given device and build: the grid depends only on the sizes, the layout, the device and
- * the stage-1 kernel's occupancy (its registers).
+ * column. Deterministic for a given device and build: the grid depends only on the sizes, the layout, the
+ * device and the kernel's occupancy (its registers), and the partial results are combined in a fixed order.
  * A plain reduction is the case cols == 1. `layout` says how the entries lie in memory, so that the reads
  * coalesce.
  */
@@ -250,12 +320,12 @@ void reduce_columns(const GpuExecutor& exec, std::int64_t rows, std::int64_t col
         LARCH_LAUNCH_CHECK("components::reduce_short_columns");
         return;
     }
-    // As many blocks as the stage-1 kernel fits on the device at once (see grid_stride_num_blocks).
-    const bool interleaved = reduces_interleaved_columns(cols, layout);
+    // As many blocks as the kernel fits on the device at once (see grid_stride_num_blocks).
+    const bool interleaved = interleaves_columns(cols, layout);
     const int blocks_per_multiprocessor =
-        interleaved ? resident_blocks_per_multiprocessor(exec, &reduce_interleaved_columns_partial<T, Entry, Op>,
-                                                         reduction_block_size)
-                    : resident_blocks_per_multiprocessor(exec, &reduce_columns_partial<T, Entry, Op>,
+        interleaved ? resident_blocks_per_multiprocessor(
+                          exec, &reduce_interleaved_columns<T, Entry, Op, Finalize, R>, reduction_block_size)
+                    : resident_blocks_per_multiprocessor(exec, &reduce_long_columns<T, Entry, Op, Finalize, R>,
                                                          reduction_block_size);
     const auto blocks_per_column = reduction_partials_per_column(exec, rows, cols, layout, blocks_per_multiprocessor);
     const auto needed = static_cast<size_type>(blocks_per_column * cols) * words_per_partial;
@@ -264,19 +334,16 @@ void reduce_columns(const GpuExecutor& exec, std::int64_t rows, std::int64_t col
     }
     const auto partials = reinterpret_cast<T*>(workspace.get_data());
     if (interleaved) {
-        reduce_interleaved_columns_partial<<<static_cast<unsigned>(blocks_per_column),
-                                             reduction_block_size>>>(rows, static_cast<int>(cols), entry, op,
-                                                                      identity, partials);
-        LARCH_LAUNCH_CHECK("components::reduce_interleaved_columns_partial");
+        reduce_interleaved_columns<<<static_cast<unsigned>(blocks_per_column), reduction_block_size>>>(
+            rows, static_cast<int>(cols), entry, op, identity, finalize, partials, result);
+        LARCH_LAUNCH_CHECK("components::reduce_interleaved_columns");
     } else {
-        reduce_columns_partial<<<dim3(static_cast<unsigned>(blocks_per_column),
-                                      static_cast<unsigned>(column_blocks)),
-                                 reduction_block_size>>>(rows, cols, entry, op, identity, partials);
-        LARCH_LAUNCH_CHECK("components::reduce_columns_partial");
+        const auto ticket_rows = std::min(cols, max_ticket_rows);
+        reduce_long_columns<<<dim3(static_cast<unsigned>(blocks_per_column), static_cast<unsigned>(ticket_rows)),
+                                 reduction_block_size>>>(rows, cols, entry, op, identity, finalize, partials,
+                                                         result);
+        LARCH_LAUNCH_CHECK("components::reduce_long_columns");
     }
-    reduce_columns_final<<<static_cast<unsigned>(column_blocks), reduction_block_size>>>(
-        blocks_per_column, cols, partials, op, identity, finalize, result);
-    LARCH_LAUNCH_CHECK("components::reduce_columns_final");
 }
 
 /// As above with a workspace of its own (from the executor's stream-ordered pool).

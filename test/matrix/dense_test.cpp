@@ -232,13 +232,14 @@ TEST_P(DenseOnEveryExecutor, HandlesEmptyAndOneByOneMatrices)
 
 template <typename V>
 void check_random_against_reference(const std::shared_ptr<const larch::Executor>& exec,
-                                    std::uint32_t seed, size_type cols, size_type padding)
+                                    std::uint32_t seed, size_type cols, size_type padding, size_type rows = 257)
 {
     using larch::test::gamma;
     SCOPED_TRACE(larch::test::seed_trace(seed));
-    SCOPED_TRACE(std::to_string(cols) + " columns, rows padded by " + std::to_string(padding));
+    SCOPED_TRACE(std::to_string(rows) + " x " + std::to_string(cols) + ", rows padded by " +
+                 std::to_string(padding));
     const auto reference = larch::make_executor("reference");
-    const dim2 size{257, cols};
+    const dim2 size{rows, cols};
     const auto x_host = larch::test::generate_random_values<V>(size, seed);
     const auto b_host = larch::test::generate_random_values<V>(size, seed + 1);
     std::vector<std::vector<V>> updated;
@@ -296,6 +297,21 @@ TEST_P(DenseOnEveryExecutor, Blas1MatchesReferenceOnRandomStridedMatrices)
             check_random_against_reference<double>(exec, 12, cols, padding);
         }
     }
+}
+
+TEST_P(DenseOnEveryExecutor, LongColumnReductionsMatchReference)
+{
+    LARCH_EXECUTOR_OR_SKIP(exec, GetParam());
+    // Columns longer than a GPU reduces in one block: a grid of blocks per column whose last block combines
+    // the partial results, with more columns than the grid has rows (1100) once. Each size twice, so that
+    // the second call finds the GPU's tickets left as the first should leave them.
+    for (const size_type cols : {1, 3, 8, 33}) {
+        for (int call = 0; call < 2; ++call) {
+            check_random_against_reference<double>(exec, 13, cols, 1, 5000);
+        }
+    }
+    check_random_against_reference<float>(exec, 14, 1100, 0, 4500);
+    check_random_against_reference<double>(exec, 15, 1100, 0, 4500);
 }
 
 TEST_P(DenseOnEveryExecutor, ReductionsWithAReusedWorkspaceEqualTheAllocatingOnes)
