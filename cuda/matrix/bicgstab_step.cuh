@@ -1,6 +1,6 @@
 // Device functors of the fused BiCGSTAB step (core/matrix/dense_kernels.hpp, bicgstab_state): the
 // direction update is one pass over p, r and v; the half step and the solution step run their updates
-// inside the first launch of the column reduction, so each vector is touched once and the residual's sum
+// inside the column reduction, so each vector is touched once and the residual's sum
 // of squares comes out of the same pass. The decisions and the arithmetic are bicgstab_step_rules.hpp's.
 #pragma once
 
@@ -8,7 +8,6 @@
 
 #include "core/base/two_sums.hpp"
 #include "core/matrix/bicgstab_step_rules.hpp"
-#include "cuda/components/launch.cuh"
 
 namespace larch {
 namespace kernels {
@@ -41,12 +40,10 @@ DeviceScaling<T> device_scaling(const FusedScaling<T>& scaling)
             static_cast<std::int64_t>(scaling.scaled->get_stride())};
 }
 
-/// p = (r - omega beta v) + beta p for the columns bicgstab_rules::direction_coefficients names, and the
-/// fused p_hat = D^{-1} p (one thread per entry).
+/// Column col of the direction step as a functor of the row: p = (r - omega beta v) + beta p where
+/// bicgstab_rules::direction_coefficients names the column, and the fused p_hat = D^{-1} p.
 template <typename T>
-struct BicgstabDirectionEntries {
-    const T* state;
-    size_type cols;
+struct BicgstabDirectionColumn {
     T* p;
     std::int64_t p_stride;
     const T* r;
@@ -54,20 +51,41 @@ struct BicgstabDirectionEntries {
     const T* v;
     std::int64_t v_stride;
     DeviceScaling<T> p_hat;
+    std::int64_t col;
+    bool updates;
+    T beta;
+    T v_coefficient;
 
-    __device__ void operator()(std::int64_t i) const
+    __device__ void operator()(std::int64_t row) const
     {
-        const auto position = entry_position(i, static_cast<std::int64_t>(cols));
-        const auto row = position.row;
-        const auto col = static_cast<size_type>(position.col);
-        T beta{};
-        T v_coefficient{};
-        T& p_entry = p[row * p_stride + col];
-        if (bicgstab_rules::direction_coefficients(state, cols, col, beta, v_coefficient)) {
-            bicgstab_rules::update_direction_entry(beta, v_coefficient, r[row * r_stride + col], v[row * v_stride + col],
+        T& p_entry = p[row * p_stride];
+        if (updates) {
+            bicgstab_rules::update_direction_entry(beta, v_coefficient, r[row * r_stride], v[row * v_stride],
                                                    p_entry);
         }
-        p_hat.write(row, static_cast<std::int64_t>(col), p_entry);
+        p_hat.write(row, col, p_entry);
+    }
+};
+
+/// The direction step's entries for launch_for_each_column_entry: column(col) is `columns` moved to column
+/// col, with whether the column updates and its coefficients.
+template <typename T>
+struct BicgstabDirectionEntries {
+    const T* state;
+    size_type cols;
+    /// column 0's pointers (col, updates and the coefficients unused)
+    BicgstabDirectionColumn<T> columns;
+
+    __device__ BicgstabDirectionColumn<T> column(std::int64_t col) const
+    {
+        auto result = columns;
+        result.p += col;
+        result.r += col;
+        result.v += col;
+        result.col = col;
+        result.updates = bicgstab_rules::direction_coefficients(state, cols, static_cast<size_type>(col),
+                                                                result.beta, result.v_coefficient);
+        return result;
     }
 };
 

@@ -1,5 +1,5 @@
 // Device functors of the fused conjugate-gradient step (core/matrix/dense_kernels.hpp, cg_state): the
-// solution update runs inside the first launch of the column reduction, so x, r, p and q are each touched
+// solution update runs inside the column reduction, so x, r, p and q are each touched
 // once and the residual's sum of squares comes out of the same pass (with a folded scalar Jacobi D^{-1},
 // the next rho = r^T D^{-1} r beside it); the decisions are cg_step_rules.hpp's.
 #pragma once
@@ -8,7 +8,6 @@
 
 #include "core/base/two_sums.hpp"
 #include "core/matrix/cg_step_rules.hpp"
-#include "cuda/components/launch.cuh"
 
 namespace larch {
 namespace kernels {
@@ -96,30 +95,49 @@ struct CgFinishStep {
     }
 };
 
-/// p = z + beta p for the columns cg_rules::updates_direction names (one thread per entry), with z = D^{-1} r
-/// formed here where `inverse_diagonal` is given (then `z` points to r).
+/// Column col of the direction step as a functor of the row: p = z + beta p where the column updates
+/// (cg_rules::updates_direction), with z = D^{-1} r formed here where `inverse_diagonal` is given (then `z`
+/// points to r).
 template <typename T>
-struct CgDirectionEntries {
-    const T* state;
-    size_type cols;
-    size_type slot;
+struct CgDirectionColumn {
     T* p;
     std::int64_t p_stride;
     const T* z;
     std::int64_t z_stride;
     const T* inverse_diagonal;
+    bool updates;
+    T beta;
 
-    __device__ void operator()(std::int64_t i) const
+    __device__ void operator()(std::int64_t row) const
     {
-        const auto position = entry_position(i, static_cast<std::int64_t>(cols));
-        const auto row = position.row;
-        const auto col = static_cast<size_type>(position.col);
-        if (cg_rules::updates_direction(state, cols, col, slot)) {
-            T& p_entry = p[row * p_stride + col];
-            const T z_entry = z[row * z_stride + col];
+        if (updates) {
+            T& p_entry = p[row * p_stride];
+            const T z_entry = z[row * z_stride];
             const T scaled = inverse_diagonal ? inverse_diagonal[row] * z_entry : z_entry;
-            p_entry = scaled + cg_rules::direction_ratio(state, cols, col) * p_entry;
+            p_entry = scaled + beta * p_entry;
         }
+    }
+};
+
+/// The direction step's entries for launch_for_each_column_entry: column(col) is `columns` moved to column
+/// col, with whether the column updates and its beta (cg_rules::direction_ratio).
+template <typename T>
+struct CgDirectionEntries {
+    const T* state;
+    size_type cols;
+    size_type slot;
+    /// column 0's pointers (updates and beta unused)
+    CgDirectionColumn<T> columns;
+
+    __device__ CgDirectionColumn<T> column(std::int64_t col) const
+    {
+        const auto column = static_cast<size_type>(col);
+        auto result = columns;
+        result.p += col;
+        result.z += col;
+        result.updates = cg_rules::updates_direction(state, cols, column, slot);
+        result.beta = result.updates ? cg_rules::direction_ratio(state, cols, column) : T{0};
+        return result;
     }
 };
 

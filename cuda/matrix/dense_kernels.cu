@@ -527,15 +527,14 @@ void cg_step_direction(const DefaultExecutor& exec, const matrix::Dense<T>& z, m
     if (size.rows == 0 || size.cols == 0) {
         return;
     }
-    CgDirectionEntries<T> functor{state.get_const_data(),
-                                  size.cols,
-                                  slot,
-                                  p.get_values(),
-                                  static_cast<index64>(p.get_stride()),
-                                  z.get_const_values(),
-                                  static_cast<index64>(z.get_stride()),
-                                  inverse_diagonal ? inverse_diagonal->get_const_data() : nullptr};
-    launch_for_each(exec, static_cast<index64>(size.rows * size.cols), functor, "launch of dense::cg_step_direction");
+    const CgDirectionEntries<T> entries{state.get_const_data(),
+                                        size.cols,
+                                        slot,
+                                        {p.get_values(), static_cast<index64>(p.get_stride()), z.get_const_values(),
+                                         static_cast<index64>(z.get_stride()),
+                                         inverse_diagonal ? inverse_diagonal->get_const_data() : nullptr}};
+    launch_for_each_column_entry(exec, static_cast<index64>(size.rows), static_cast<index64>(size.cols), entries,
+                                 EntryLayout::row_major, "launch of dense::cg_step_direction");
 }
 
 template <typename T>
@@ -546,17 +545,14 @@ void bicgstab_step_direction(const DefaultExecutor& exec, const matrix::Dense<T>
     if (size.rows == 0 || size.cols == 0) {
         return;
     }
-    BicgstabDirectionEntries<T> functor{state.get_const_data(),
-                                        size.cols,
-                                        p.get_values(),
-                                        static_cast<index64>(p.get_stride()),
-                                        r.get_const_values(),
-                                        static_cast<index64>(r.get_stride()),
-                                        v.get_const_values(),
-                                        static_cast<index64>(v.get_stride()),
-                                        device_scaling(p_hat)};
-    launch_for_each(exec, static_cast<index64>(size.rows * size.cols), functor,
-                    "launch of dense::bicgstab_step_direction");
+    const BicgstabDirectionEntries<T> entries{
+        state.get_const_data(),
+        size.cols,
+        {p.get_values(), static_cast<index64>(p.get_stride()), r.get_const_values(),
+         static_cast<index64>(r.get_stride()), v.get_const_values(), static_cast<index64>(v.get_stride()),
+         device_scaling(p_hat)}};
+    launch_for_each_column_entry(exec, static_cast<index64>(size.rows), static_cast<index64>(size.cols), entries,
+                                 EntryLayout::row_major, "launch of dense::bicgstab_step_direction");
 }
 
 template <typename T>
