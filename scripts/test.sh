@@ -12,6 +12,20 @@ configure_and_build "$build_dir"
 echo "== tests"
 ctest --test-dir "$build_dir" --output-on-failure --parallel "$(nproc)" 2>&1 | tee "$build_dir/ctest.log"
 
+echo "== solver tests with 1, 2, 3 and 16 OpenMP threads"
+# omp's dot products and norms combine fixed chunks in a fixed order, so a solve must iterate the same way
+# with any thread count; ctest above ran them with the machine's.
+for threads in 1 2 3 16; do
+    for program in "$build_dir"/test/solver_*_test; do
+        if ! OMP_NUM_THREADS=$threads OMP_WAIT_POLICY=PASSIVE "$program" >"$build_dir/threads.log" 2>&1; then
+            cat "$build_dir/threads.log"
+            echo "error: $(basename "$program") failed with OMP_NUM_THREADS=$threads" >&2
+            exit 1
+        fi
+    done
+    echo "$threads thread(s): $(ls "$build_dir"/test/solver_*_test | wc -l) solver test programs passed"
+done
+
 echo "== sources speak of the code, not of the process that made it"
 # Papers are cited by authors, year and title (docs/references.md), never by an internal number.
 if grep -rniE "issue [0-9]|helper [A-Z][0-9]|paper 00[0-9]" "$repo_root" --exclude-dir='build*' \

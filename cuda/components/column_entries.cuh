@@ -47,13 +47,15 @@ inline bool interleaves_columns(std::int64_t cols, EntryLayout layout)
 }
 
 /// column_entries(entries, col)(row) for every row of column blockIdx.y (and further columns with stride
-/// gridDim.y), the rows grid-strided on x.
+/// gridDim.y), the rows grid-strided on x. The row loops are not unrolled: unrolled, BiCGSTAB's direction
+/// step took 58 registers instead of 36 and 130 us instead of 116 at 10M rows (H200, ncu).
 template <typename Entries>
 __global__ void __launch_bounds__(default_block_size)
     for_each_column_entry(std::int64_t rows, std::int64_t cols, Entries entries)
 {
     for (std::int64_t col = blockIdx.y; col < cols; col += gridDim.y) {
         const auto column = column_entries(entries, col);
+#pragma unroll 1
         for (std::int64_t row = std::int64_t{blockIdx.x} * blockDim.x + threadIdx.x; row < rows;
              row += std::int64_t{gridDim.x} * blockDim.x) {
             column(row);
@@ -70,6 +72,7 @@ __global__ void __launch_bounds__(default_block_size)
     // cols is a power of two: a shift instead of a 64-bit division per pair
     const int log2_cols = __ffs(cols) - 1;
     const auto column = column_entries(entries, static_cast<int>(threadIdx.x) % cols);
+#pragma unroll 1
     for (std::int64_t pair = std::int64_t{blockIdx.x} * blockDim.x + threadIdx.x; pair < pairs;
          pair += std::int64_t{gridDim.x} * blockDim.x) {
         column(pair >> log2_cols);

@@ -473,8 +473,8 @@ struct FinishFromSums {
 
 /// The fused reduction of a Krylov step: `entry` updates the vectors and gives each entry's share of the
 /// column's Sums (a sum of squares, or TwoSums), `finish` records each column's step from them. On one
-/// process one reduction with the finish in its last launch; in a distributed solve this process's sums are
-/// completed over the group on the host first.
+/// process one reduction, one launch whose last block finishes; in a distributed solve this process's sums
+/// are completed over the group on the host first.
 template <typename Sums, typename T, typename Entry, typename Finish>
 void reduce_step(const DefaultExecutor& exec, dim2 size, Entry entry, Finish finish, T* norms, array<T>& workspace,
                  const char* finish_launch_name)
