@@ -147,12 +147,24 @@ __device__ T combine_interleaved(T value, int cols, Op op)
 }
 
 /**
+ * The least number of blocks per multiprocessor that reduce_long_columns is compiled to fit for Entry
+ * (__launch_bounds__'s second argument): Entry::min_blocks_per_multiprocessor where the entry declares it,
+ * else 0, which asks for nothing (the same code as no second argument).
+ */
+template <typename Entry, typename = void>
+struct MinBlocksPerMultiprocessor : std::integral_constant<int, 0> {};
+
+template <typename Entry>
+struct MinBlocksPerMultiprocessor<Entry, std::void_t<decltype(Entry::min_blocks_per_multiprocessor)>>
+    : std::integral_constant<int, Entry::min_blocks_per_multiprocessor> {};
+
+/**
  * Each block reduces `entry(row, col)` over its grid-stride share of the rows of column blockIdx.y (and
  * further columns with stride gridDim.y) into one partial result per block and column; the last block of
  * each grid row (takes_last_ticket) combines that row's partial results: result[col] = finalize(col, total).
  */
 template <typename T, typename Entry, typename Op, typename Finalize, typename R>
-__global__ void __launch_bounds__(reduction_block_size)
+__global__ void __launch_bounds__(reduction_block_size, MinBlocksPerMultiprocessor<Entry>::value)
     reduce_long_columns(std::int64_t rows, std::int64_t cols, Entry entry, Op op, T identity,
                            Finalize finalize, T* partials, R* result)
 {
