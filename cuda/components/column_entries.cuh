@@ -3,6 +3,7 @@
 // out once per thread, and the kernels below walk the entries so that reads coalesce in either layout.
 #pragma once
 
+#include <algorithm>
 #include <cstdint>
 #include <type_traits>
 #include <utility>

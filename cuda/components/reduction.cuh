@@ -50,7 +50,8 @@ constexpr int reduction_block_size = 256;
 constexpr std::int64_t max_partials_per_column = 1024;
 /// Columns of at most this many rows are reduced in one launch (reduce_short_columns).
 constexpr std::int64_t max_short_column_rows = 4096;
-/// The most rows (columns on y) of a reduce_long_columns grid, each with its own ticket; further columns stride.
+/// The most rows (columns on y) of a reduce_long_columns grid, each with its own ticket; further columns
+/// stride.
 constexpr std::int64_t max_ticket_rows = 1024;
 
 namespace {
@@ -89,7 +90,7 @@ __device__ __forceinline__ bool takes_last_ticket(unsigned& ticket, unsigned blo
 }
 
 /// *address read from L2, past this multiprocessor's L1 (which may hold an older copy): a partial result
-/// that another block wrote during this launch.
+/// that another block may have written during this launch.
 template <typename T>
 __device__ __forceinline__ T load_written_by_other_block(const T* address)
 {
@@ -165,8 +166,8 @@ struct MinBlocksPerMultiprocessor<Entry, std::void_t<decltype(Entry::min_blocks_
  */
 template <typename T, typename Entry, typename Op, typename Finalize, typename R>
 __global__ void __launch_bounds__(reduction_block_size, MinBlocksPerMultiprocessor<Entry>::value)
-    reduce_long_columns(std::int64_t rows, std::int64_t cols, Entry entry, Op op, T identity,
-                           Finalize finalize, T* partials, R* result)
+    reduce_long_columns(std::int64_t rows, std::int64_t cols, Entry entry, Op op, T identity, Finalize finalize,
+                        T* partials, R* result)
 {
     for (std::int64_t col = blockIdx.y; col < cols; col += gridDim.y) {
         const auto column = column_entries(entry, col);
@@ -201,8 +202,8 @@ __global__ void __launch_bounds__(reduction_block_size, MinBlocksPerMultiprocess
  */
 template <typename T, typename Entry, typename Op, typename Finalize, typename R>
 __global__ void __launch_bounds__(reduction_block_size)
-    reduce_interleaved_columns(std::int64_t rows, int cols, Entry entry, Op op, T identity,
-                                       Finalize finalize, T* partials, R* result)
+    reduce_interleaved_columns(std::int64_t rows, int cols, Entry entry, Op op, T identity, Finalize finalize,
+                               T* partials, R* result)
 {
     const std::int64_t pairs = rows * cols;
     const int col = static_cast<int>(threadIdx.x) % cols;
@@ -252,8 +253,8 @@ __global__ void __launch_bounds__(reduction_block_size)
     }
 }
 
-/// One block per output combines the num_partials partial results partials[out * num_partials + i] that
-/// a kernel of its own wrote: result[out] = finalize(out, total).
+/// One block per output combines the num_partials partial results partials[out * num_partials + i] that an
+/// earlier kernel wrote: result[out] = finalize(out, total).
 template <typename T, typename Op, typename Finalize, typename R>
 __global__ void __launch_bounds__(reduction_block_size)
     reduce_columns_final(std::int64_t num_partials, std::int64_t outputs, const T* partials, Op op,

@@ -1,13 +1,14 @@
 // Device functors of the fused BiCGSTAB step (core/matrix/dense_kernels.hpp, bicgstab_state): the
 // direction update is one pass over p, r and v; the half step and the solution step run their updates
-// inside the column reduction, so each vector is touched once and the residual's sum
-// of squares comes out of the same pass. The decisions and the arithmetic are bicgstab_step_rules.hpp's.
+// inside the column reduction, so each vector is touched once and the residual's sum of squares comes out
+// of the same pass. The decisions and the arithmetic are bicgstab_step_rules.hpp's.
 #pragma once
 
 #include <cstdint>
 
 #include "core/base/two_sums.hpp"
 #include "core/matrix/bicgstab_step_rules.hpp"
+#include "cuda/base/runtime.hpp"
 
 namespace larch {
 namespace kernels {

@@ -1,13 +1,14 @@
 // Device functors of the fused conjugate-gradient step (core/matrix/dense_kernels.hpp, cg_state): the
-// solution update runs inside the column reduction, so x, r, p and q are each touched
-// once and the residual's sum of squares comes out of the same pass (with a folded scalar Jacobi D^{-1},
-// the next rho = r^T D^{-1} r beside it); the decisions are cg_step_rules.hpp's.
+// solution update runs inside the column reduction, so x, r, p and q are each touched once and the
+// residual's sum of squares comes out of the same pass (with a folded scalar Jacobi D^{-1}, the next
+// rho = r^T D^{-1} r beside it); the decisions are cg_step_rules.hpp's.
 #pragma once
 
 #include <cstdint>
 
 #include "core/base/two_sums.hpp"
 #include "core/matrix/cg_step_rules.hpp"
+#include "cuda/base/runtime.hpp"
 
 namespace larch {
 namespace kernels {
