@@ -1,6 +1,6 @@
 // Work on the columns of a block of vectors where each column has scalars of its own (a solver step's
 // alpha, beta, whether the column still runs): an entry functor may offer column(col), which works them
-// out once per thread, and the kernels below walk the entries so that reads coalesce in either layout.
+// out once per thread, and the kernels below walk the entries of a row-major block so that reads coalesce.
 #pragma once
 
 #include <algorithm>
@@ -36,15 +36,12 @@ __device__ __forceinline__ auto column_entries(const Entry& entry, std::int64_t 
     }
 }
 
-/// Where entry(row, col) lies: `row_major` for a row-major block (entry (row, col + 1) next to (row, col)),
-/// `column_major` where each column is contiguous (entry (row + 1, col) next to (row, col)).
-enum class EntryLayout { row_major, column_major };
-
-/// Whether the kernels walk the entries as row-major (row, col) pairs, thread t always on column t % cols:
-/// a row-major layout of 2..32 columns, a power of two (so that cols divides every block and grid).
-inline bool interleaves_columns(std::int64_t cols, EntryLayout layout)
+/// Whether the kernels walk the entries of a row-major block (entry (row, col + 1) next to (row, col)) as
+/// (row, col) pairs, thread t always on column t % cols: for 2..32 columns, a power of two (so that cols
+/// divides every block and grid). Otherwise each column's entries are walked a row apart.
+inline bool interleaves_columns(std::int64_t cols)
 {
-    return layout == EntryLayout::row_major && cols >= 2 && cols <= 32 && (cols & (cols - 1)) == 0;
+    return cols >= 2 && cols <= 32 && (cols & (cols - 1)) == 0;
 }
 
 /// column_entries(entries, col)(row) for every row of column blockIdx.y (and further columns with stride
@@ -81,18 +78,18 @@ __global__ void __launch_bounds__(default_block_size)
 }
 
 /**
- * column_entries(entries, col)(row) for every row < rows and col < cols, each once, in one launch sized by
- * the kernel's occupancy (grid_stride_num_blocks); `layout` says how the entries lie, so that the
- * accesses coalesce. `name` appears in the DeviceError of a failed launch.
+ * column_entries(entries, col)(row) for every row < rows and col < cols of a row-major block, each once, in
+ * one launch sized by the kernel's occupancy (grid_stride_num_blocks). `name` appears in the DeviceError of
+ * a failed launch.
  */
 template <typename Entries>
 void launch_for_each_column_entry(const GpuExecutor& exec, std::int64_t rows, std::int64_t cols, Entries entries,
-                                  EntryLayout layout, const char* name)
+                                  const char* name)
 {
     if (rows <= 0 || cols <= 0) {
         return;
     }
-    if (interleaves_columns(cols, layout)) {
+    if (interleaves_columns(cols)) {
         for_each_interleaved_column_entry<<<
             grid_stride_num_blocks_for(exec, &for_each_interleaved_column_entry<Entries>, rows * cols),
             default_block_size>>>(rows, static_cast<int>(cols), entries);

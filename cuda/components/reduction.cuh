@@ -283,10 +283,10 @@ struct KeepTotal {
  * thread limit, gives the most that either kernel uses: the size of a workspace that serves them all.
  */
 inline std::int64_t reduction_partials_per_column(
-    const GpuExecutor& exec, std::int64_t rows, std::int64_t cols, EntryLayout layout = EntryLayout::row_major,
+    const GpuExecutor& exec, std::int64_t rows, std::int64_t cols,
     int blocks_per_multiprocessor = thread_limited_blocks_per_multiprocessor(reduction_block_size))
 {
-    if (interleaves_columns(cols, layout)) {
+    if (interleaves_columns(cols)) {
         return std::min<std::int64_t>(max_partials_per_column,
                                       grid_stride_num_blocks(exec, rows * cols, reduction_block_size,
                                                              blocks_per_multiprocessor));
@@ -298,8 +298,8 @@ inline std::int64_t reduction_partials_per_column(
 }
 
 /**
- * result[col] = finalize(col, op(entry(0, col), ..., entry(rows - 1, col))) for every col < cols, with
- * `result` in device memory, in one launch: blocks over rows on x and columns on y (or over the row-major
+ * result[col] = finalize(col, op(entry(0, col), ..., entry(rows - 1, col))) for every col < cols of a
+ * row-major block, with `result` in device memory, in one launch: blocks over rows on x and columns on y (or over the row-major
  * (row, col) pairs for 2..32 columns in a power of two), of which the last to finish a grid row combines
  * that row's partial results (takes_last_ticket). The partial results, at most 1024 per column, lie in
  * `workspace` (enlarged only when too small, so a caller that keeps it allocates once; a value T of several
@@ -309,15 +309,13 @@ inline std::int64_t reduction_partials_per_column(
  * (row, col): column_entries) and `__device__ R operator()(std::int64_t col, T total)`;
  * `entry` is called exactly once per (row, col) and `finalize` once per column, after every entry of its
  * column (not necessarily after those of the other columns), so either may also write memory of its own
- * column. Deterministic for a given device and build: the grid depends only on the sizes, the layout, the
- * device and the kernel's occupancy (its registers), and the partial results are combined in a fixed order.
- * A plain reduction is the case cols == 1. `layout` says how the entries lie in memory, so that the reads
- * coalesce.
+ * column. Deterministic for a given device and build: the grid depends only on the sizes, the device and
+ * the kernel's occupancy (its registers), and the partial results are combined in a fixed order. A plain
+ * reduction is the case cols == 1.
  */
 template <typename T, typename Entry, typename Op, typename Finalize, typename R, typename W>
 void reduce_columns(const GpuExecutor& exec, std::int64_t rows, std::int64_t cols, Entry entry,
-                    Op op, T identity, Finalize finalize, R* result, array<W>& workspace,
-                    EntryLayout layout = EntryLayout::row_major)
+                    Op op, T identity, Finalize finalize, R* result, array<W>& workspace)
 {
     static_assert(sizeof(T) % sizeof(W) == 0 && alignof(T) <= alignof(W),
                   "a partial result takes whole workspace entries");
@@ -334,13 +332,13 @@ void reduce_columns(const GpuExecutor& exec, std::int64_t rows, std::int64_t col
         return;
     }
     // As many blocks as the kernel fits on the device at once (see grid_stride_num_blocks).
-    const bool interleaved = interleaves_columns(cols, layout);
+    const bool interleaved = interleaves_columns(cols);
     const int blocks_per_multiprocessor =
         interleaved ? resident_blocks_per_multiprocessor(
                           exec, &reduce_interleaved_columns<T, Entry, Op, Finalize, R>, reduction_block_size)
                     : resident_blocks_per_multiprocessor(exec, &reduce_long_columns<T, Entry, Op, Finalize, R>,
                                                          reduction_block_size);
-    const auto blocks_per_column = reduction_partials_per_column(exec, rows, cols, layout, blocks_per_multiprocessor);
+    const auto blocks_per_column = reduction_partials_per_column(exec, rows, cols, blocks_per_multiprocessor);
     const auto needed = static_cast<size_type>(blocks_per_column * cols) * words_per_partial;
     if (workspace.get_size() < needed) {
         workspace.resize_and_reset(needed);
@@ -362,11 +360,10 @@ void reduce_columns(const GpuExecutor& exec, std::int64_t rows, std::int64_t col
 /// As above with a workspace of its own (from the executor's stream-ordered pool).
 template <typename T, typename Entry, typename Op, typename Finalize, typename R>
 void reduce_columns(const GpuExecutor& exec, std::int64_t rows, std::int64_t cols, Entry entry,
-                    Op op, T identity, Finalize finalize, R* result,
-                    EntryLayout layout = EntryLayout::row_major)
+                    Op op, T identity, Finalize finalize, R* result)
 {
     array<R> workspace{exec.shared_from_this()};
-    reduce_columns(exec, rows, cols, entry, op, identity, finalize, result, workspace, layout);
+    reduce_columns(exec, rows, cols, entry, op, identity, finalize, result, workspace);
 }
 
 }  // namespace LARCH_DEVICE_NAMESPACE

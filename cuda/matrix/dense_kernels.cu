@@ -534,7 +534,7 @@ void cg_step_direction(const DefaultExecutor& exec, const matrix::Dense<T>& z, m
                                          static_cast<index64>(z.get_stride()),
                                          inverse_diagonal ? inverse_diagonal->get_const_data() : nullptr}};
     launch_for_each_column_entry(exec, static_cast<index64>(size.rows), static_cast<index64>(size.cols), entries,
-                                 EntryLayout::row_major, "launch of dense::cg_step_direction");
+                                 "launch of dense::cg_step_direction");
 }
 
 template <typename T>
@@ -552,7 +552,7 @@ void bicgstab_step_direction(const DefaultExecutor& exec, const matrix::Dense<T>
          static_cast<index64>(r.get_stride()), v.get_const_values(), static_cast<index64>(v.get_stride()),
          device_scaling(p_hat)}};
     launch_for_each_column_entry(exec, static_cast<index64>(size.rows), static_cast<index64>(size.cols), entries,
-                                 EntryLayout::row_major, "launch of dense::bicgstab_step_direction");
+                                 "launch of dense::bicgstab_step_direction");
 }
 
 template <typename T>
