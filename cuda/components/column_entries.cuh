@@ -94,7 +94,6 @@ void launch_for_each_column_entry(const GpuExecutor& exec, std::int64_t rows, st
             grid_stride_num_blocks_for(exec, &for_each_interleaved_column_entry<Entries>, rows * cols),
             default_block_size>>>(rows, static_cast<int>(cols), entries);
     } else {
-        constexpr std::int64_t max_grid_y = 65535;
         const auto column_blocks = std::min(cols, max_grid_y);
         // The device's resident blocks shared among the columns, at least one per column.
         const auto row_blocks = std::max<std::int64_t>(

@@ -19,6 +19,10 @@ namespace LARCH_DEVICE_NAMESPACE {
 /// Threads per block of simple one-dimensional kernels (a multiple of every warp size).
 constexpr int default_block_size = 256;
 
+/// The most blocks a grid may have in its second (and third) dimension on CUDA and HIP; kernels that need
+/// more stride over them.
+constexpr std::int64_t max_grid_y = 65535;
+
 /// Resident threads per multiprocessor on the targets we build for (sm_90: 2048, CDNA2/RDNA2: 2048
 /// or more); GpuExecutor does not expose the exact figure and a grid-stride kernel only needs a bound.
 constexpr int max_threads_per_multiprocessor = 2048;

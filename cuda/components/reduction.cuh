@@ -323,10 +323,8 @@ void reduce_columns(const GpuExecutor& exec, std::int64_t rows, std::int64_t col
     if (cols == 0) {
         return;
     }
-    constexpr std::int64_t max_grid_y = 65535;
-    const std::int64_t column_blocks = std::min(cols, max_grid_y);
     if (rows <= max_short_column_rows) {
-        reduce_short_columns<<<static_cast<unsigned>(column_blocks), reduction_block_size>>>(
+        reduce_short_columns<<<static_cast<unsigned>(std::min(cols, max_grid_y)), reduction_block_size>>>(
             rows, cols, entry, op, identity, finalize, result);
         LARCH_LAUNCH_CHECK("components::reduce_short_columns");
         return;

@@ -52,10 +52,11 @@ struct BicgstabDirectionColumn {
     const T* v;
     std::int64_t v_stride;
     DeviceScaling<T> p_hat;
-    std::int64_t col;
-    bool updates;
-    T beta;
-    T v_coefficient;
+    /// set by BicgstabDirectionEntries::column
+    std::int64_t col = 0;
+    bool updates = false;
+    T beta{};
+    T v_coefficient{};
 
     __device__ void operator()(std::int64_t row) const
     {
@@ -74,7 +75,7 @@ template <typename T>
 struct BicgstabDirectionEntries {
     const T* state;
     size_type cols;
-    /// column 0's pointers (col, updates and the coefficients unused)
+    /// column 0's pointers
     BicgstabDirectionColumn<T> columns;
 
     __device__ BicgstabDirectionColumn<T> column(std::int64_t col) const
@@ -99,9 +100,10 @@ struct BicgstabHalfStepColumn {
     const T* v;
     std::int64_t v_stride;
     DeviceScaling<T> s_hat;
-    std::int64_t col;
-    bool updates;
-    T alpha;
+    /// set by BicgstabHalfStepEntry::column
+    std::int64_t col = 0;
+    bool updates = false;
+    T alpha{};
 
     __device__ T operator()(std::int64_t row) const
     {
@@ -118,7 +120,7 @@ template <typename T>
 struct BicgstabHalfStepEntry {
     const T* state;
     size_type cols;
-    /// column 0's pointers (col, updates and alpha unused)
+    /// column 0's pointers
     BicgstabHalfStepColumn<T> columns;
 
     __device__ BicgstabHalfStepColumn<T> column(std::int64_t col) const
@@ -165,9 +167,10 @@ struct BicgstabSolutionColumn {
     std::int64_t t_stride;
     const T* shadow;
     std::int64_t shadow_stride;
-    bicgstab_rules::SolutionUpdate update;
-    T alpha;
-    T omega;
+    /// set by BicgstabSolutionEntry::column
+    bicgstab_rules::SolutionUpdate update = bicgstab_rules::SolutionUpdate::none;
+    T alpha{};
+    T omega{};
 
     __device__ TwoSums<T> operator()(std::int64_t row) const
     {
@@ -192,7 +195,7 @@ struct BicgstabSolutionEntry {
 
     const T* state;
     size_type cols;
-    /// column 0's pointers (update, alpha and omega unused)
+    /// column 0's pointers
     BicgstabSolutionColumn<T> columns;
 
     __device__ BicgstabSolutionColumn<T> column(std::int64_t col) const

@@ -30,7 +30,8 @@ struct CgSolutionColumn {
     std::int64_t q_stride;
     /// D^{-1} (read only with folds_scaling)
     const T* inverse_diagonal;
-    T alpha;
+    /// set by CgSolutionEntry::column
+    T alpha{};
 
     __device__ auto operator()(std::int64_t row) const
     {
@@ -57,7 +58,7 @@ struct CgSolutionEntry {
 
     const T* state;
     size_type cols;
-    /// column 0's pointers (its alpha unused)
+    /// column 0's pointers
     CgSolutionColumn<T, folds_scaling> columns;
 
     __device__ CgSolutionColumn<T, folds_scaling> column(std::int64_t col) const
@@ -110,8 +111,9 @@ struct CgDirectionColumn {
     const T* z;
     std::int64_t z_stride;
     const T* inverse_diagonal;
-    bool updates;
-    T beta;
+    /// set by CgDirectionEntries::column
+    bool updates = false;
+    T beta{};
 
     __device__ void operator()(std::int64_t row) const
     {
@@ -131,7 +133,7 @@ struct CgDirectionEntries {
     const T* state;
     size_type cols;
     size_type slot;
-    /// column 0's pointers (updates and beta unused)
+    /// column 0's pointers
     CgDirectionColumn<T> columns;
 
     __device__ CgDirectionColumn<T> column(std::int64_t col) const

@@ -506,8 +506,7 @@ void cg_step_solution(const DefaultExecutor& exec, const matrix::Dense<T>& p, co
             size.cols,
             {x.get_values(), static_cast<index64>(x.get_stride()), r.get_values(), static_cast<index64>(r.get_stride()),
              p.get_const_values(), static_cast<index64>(p.get_stride()), q.get_const_values(),
-             static_cast<index64>(q.get_stride()), inverse_diagonal ? inverse_diagonal->get_const_data() : nullptr,
-             T{0}}};
+             static_cast<index64>(q.get_stride()), inverse_diagonal ? inverse_diagonal->get_const_data() : nullptr}};
     };
     const CgFinishStep<T> finish{state.get_data(), size.cols, slot};
     const auto norms = state.get_data() + (cg_state::norms + slot) * size.cols;
@@ -564,8 +563,7 @@ void bicgstab_step_half(const DefaultExecutor& exec, const matrix::Dense<T>& v, 
                    BicgstabHalfStepEntry<T>{state.get_const_data(),
                                             size.cols,
                                             {r.get_values(), static_cast<index64>(r.get_stride()), v.get_const_values(),
-                                             static_cast<index64>(v.get_stride()), device_scaling(s_hat), 0, false,
-                                             T{0}}},
+                                             static_cast<index64>(v.get_stride()), device_scaling(s_hat)}},
                    BicgstabFinishHalfStep<T>{state.get_data(), size.cols, slot},
                    state.get_data() + (bicgstab_state::norms + slot) * size.cols, workspace,
                    "launch of dense::bicgstab_step_half's finish");
@@ -586,8 +584,7 @@ void bicgstab_step_solution(const DefaultExecutor& exec, const matrix::Dense<T>&
                                   static_cast<index64>(p_hat.get_stride()), s_hat.get_const_values(),
                                   static_cast<index64>(s_hat.get_stride()), t.get_const_values(),
                                   static_cast<index64>(t.get_stride()), shadow.get_const_values(),
-                                  static_cast<index64>(shadow.get_stride()), bicgstab_rules::SolutionUpdate::none,
-                                  T{0}, T{0}}},
+                                  static_cast<index64>(shadow.get_stride())}},
         BicgstabFinishSolutionStep<T>{state.get_data(), size.cols, slot},
         state.get_data() + (bicgstab_state::norms + slot) * size.cols, workspace,
         "launch of dense::bicgstab_step_solution's finish");
@@ -602,7 +599,7 @@ void transpose(const DefaultExecutor&, const matrix::Dense<T>& source, matrix::D
     }
     const dim3 grid(
         static_cast<unsigned>(ceildiv(size.rows, transpose_tile)),
-        static_cast<unsigned>(std::min<index64>(ceildiv(size.cols, transpose_tile), 65535)));
+        static_cast<unsigned>(std::min<index64>(ceildiv(size.cols, transpose_tile), max_grid_y)));
     transpose_kernel<<<grid, dim3(transpose_tile, transpose_block_rows)>>>(
         size.rows, size.cols, source.get_const_values(), source.get_stride(), dest.get_values(),
         dest.get_stride());
