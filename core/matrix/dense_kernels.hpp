@@ -25,6 +25,14 @@ struct FusedScaling {
     bool is_fused() const { return inverse_diagonal != nullptr; }
 };
 
+/// Rows [field, field + rows) of a solver step's state array (one entry per column of `cols` in each row) as
+/// a view: where a step's kernel stores the products its scalars come from.
+template <typename T>
+array<T> state_rows(array<T>& state, size_type field, size_type rows, size_type cols)
+{
+    return array<T>::view(state.get_executor(), rows * cols, state.get_data() + field * cols);
+}
+
 LARCH_DECLARE_KERNEL(namespace dense {
     template <typename T>
     void fill(const DefaultExecutor& exec, matrix::Dense<T>& x, T value);
@@ -96,17 +104,21 @@ LARCH_DECLARE_KERNEL(namespace dense {
     void bicgstab_step_direction(const DefaultExecutor& exec, const matrix::Dense<T>& r,
                                  const matrix::Dense<T>& v, matrix::Dense<T>& p, const array<T>& state,
                                  const FusedScaling<T>& p_hat);
-    /// BiCGSTAB's half step `slot`: a running column whose rho_new or shadow_v = r_hat^T v is zero or not
-    /// finite stops before any update (stopped = bicgstab_state::breakdown, the cause recorded); the
+    /// BiCGSTAB's half step `slot`: shadow_v = r_hat^T v (`shadow` is r_hat) is formed first, for every
+    /// column, into the state (over the process group in a distributed solve; on GPUs in the step's own
+    /// launch where one block reduces a column). Then a running column whose rho_new or shadow_v is zero or
+    /// not finite stops before any update (stopped = bicgstab_state::breakdown, the cause recorded); the
     /// others take alpha = rho_new / shadow_v, rho = rho_new and r -= alpha v (r holds s from here on) with
     /// ||s|| = sqrt(s^T s) from the same pass. A finite ||s|| at or below the threshold stops the column
     /// (stopped = bicgstab_state::half_finished, ||s|| in norm slot `slot`): the solution step of the same
     /// slot then adds alpha p_hat to x. `workspace` as for cg_step_solution. `s_hat`: s_hat = D^{-1} s from
     /// the same pass where it is fused.
     template <typename T>
-    void bicgstab_step_half(const DefaultExecutor& exec, const matrix::Dense<T>& v, matrix::Dense<T>& r,
-                            size_type slot, array<T>& state, array<T>& workspace, const FusedScaling<T>& s_hat);
-    /// BiCGSTAB's solution step `slot`: a column the half step finished gets x += alpha p_hat (stopped =
+    void bicgstab_step_half(const DefaultExecutor& exec, const matrix::Dense<T>& shadow, const matrix::Dense<T>& v,
+                            matrix::Dense<T>& r, size_type slot, array<T>& state, array<T>& workspace,
+                            const FusedScaling<T>& s_hat);
+    /// BiCGSTAB's solution step `slot`: t_t = t^T t and t_s = t^T s (s held in r) are formed first, for
+    /// every column, into the state (as shadow_v in the half step). Then a column the half step finished gets x += alpha p_hat (stopped =
     /// finished); a running column with t_t = t^T t and t_s = t^T s finite and nonzero takes omega =
     /// t_s / t_t, x = (alpha p_hat + omega s_hat) + x and r = s - omega t in one pass with ||r|| =
     /// sqrt(r^T r) into norm slot `slot`; a norm at or below the threshold, or not finite, stops it
@@ -189,6 +201,7 @@ constexpr size_type shadow_v = 4;
 /// t^T t and t^T s, t = A M^{-1} s.
 constexpr size_type t_t = 5;
 constexpr size_type t_s = 6;
+static_assert(t_s == t_t + 1, "the solution step forms t^T t and t^T s as the two rows of one reduction");
 constexpr size_type threshold = 7;
 /// A residual norm above this pauses the column (stopped = paused) until the host has looked at it.
 constexpr size_type pause_above = 8;
@@ -250,8 +263,8 @@ constexpr int omega_zero = 5;
                                              const matrix::Dense<T>&, matrix::Dense<T>&,          \
                                              const array<T>&, const FusedScaling<T>&);            \
     template void bicgstab_step_half<T>(const DefaultExecutor&, const matrix::Dense<T>&,          \
-                                        matrix::Dense<T>&, size_type, array<T>&, array<T>&,       \
-                                        const FusedScaling<T>&);                                  \
+                                        const matrix::Dense<T>&, matrix::Dense<T>&, size_type,    \
+                                        array<T>&, array<T>&, const FusedScaling<T>&);            \
     template void bicgstab_step_solution<T>(const DefaultExecutor&, const matrix::Dense<T>&,      \
                                             const matrix::Dense<T>&, const matrix::Dense<T>&,     \
                                             const matrix::Dense<T>&, matrix::Dense<T>&,           \

@@ -5,7 +5,6 @@
 #include <string>
 
 #include "core/base/number_text.hpp"
-#include "core/base/reduction_completion.hpp"
 #include "core/components/instantiation.hpp"
 #include "core/matrix/dense_kernels.hpp"
 #include "core/solver/column_state.hpp"
@@ -97,10 +96,6 @@ std::vector<IterationOutcome> Bicgstab<T>::iterate_columns(const matrix::Dense<T
     auto& state = columns.get_device_state();
     array<T> workspace{exec};
     auto rho_new = columns.view(state_field::rho_new);
-    auto shadow_v = columns.view(state_field::shadow_v);
-    // t^T t and t^T s side by side (t_s = t_t + 1): one reduction for both.
-    static_assert(state_field::t_s == state_field::t_t + 1, "t_t and t_s are adjacent rows of the state");
-    auto t_products = columns.view(state_field::t_t, 2);
     auto create_block = [&] { return matrix::Dense<T>::create(exec, dim2{rows, cols}); };
     auto shadow = create_block();
     auto p = create_block();
@@ -126,15 +121,13 @@ std::vector<IterationOutcome> Bicgstab<T>::iterate_columns(const matrix::Dense<T
                 this->precondition(*p, *p_hat);
             }
             a.apply(*p_hat, *v);
-            shadow->compute_dot(*v, shadow_v, workspace);
-            // r holds s from here on
-            LARCH_RUN_KERNEL(exec, dense::bicgstab_step_half, *v, r, slot, state, workspace, s_scaling);
+            // forms r_hat^T v itself; r holds s from here on
+            LARCH_RUN_KERNEL(exec, dense::bicgstab_step_half, *shadow, *v, r, slot, state, workspace, s_scaling);
             if (!s_scaling.is_fused()) {
                 this->precondition(r, *s_hat);
             }
             a.apply(*s_hat, *t);
-            LARCH_RUN_KERNEL(exec, dense::compute_dot_pair, *t, *t, r, t_products, workspace);
-            detail::complete_sums(*exec, t_products.get_data(), 2 * cols);
+            // forms t^T t and t^T s itself
             LARCH_RUN_KERNEL(exec, dense::bicgstab_step_solution, *p_hat, *s_hat, *t, *shadow, x, r, slot, state,
                              workspace);
         }

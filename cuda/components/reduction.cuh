@@ -233,6 +233,18 @@ __global__ void __launch_bounds__(reduction_block_size)
     }
 }
 
+/// op over entry(row, col) for every row of column `col`, by the whole block; the total on every thread.
+template <typename T, typename Entry, typename Op>
+__device__ T reduce_short_column(std::int64_t rows, const Entry& entry, std::int64_t col, Op op, T identity)
+{
+    const auto column = column_entries(entry, col);
+    T partial = identity;
+    for (std::int64_t row = threadIdx.x; row < rows; row += blockDim.x) {
+        partial = op(partial, column(row));
+    }
+    return block_all_reduce<reduction_block_size>(partial, op);
+}
+
 /// Short columns: one block per column reduces all of it and finalizes it (for a few thousand rows,
 /// where a solver's iteration is launch-bound, a grid over the rows would cost more than the work).
 template <typename T, typename Entry, typename Op, typename Finalize, typename R>
@@ -241,12 +253,34 @@ __global__ void __launch_bounds__(reduction_block_size)
                          Finalize finalize, R* result)
 {
     for (std::int64_t col = blockIdx.x; col < cols; col += gridDim.x) {
-        const auto column = column_entries(entry, col);
-        T partial = identity;
-        for (std::int64_t row = threadIdx.x; row < rows; row += blockDim.x) {
-            partial = op(partial, column(row));
+        const T total = reduce_short_column(rows, entry, col, op, identity);
+        if (threadIdx.x == 0) {
+            result[col] = finalize(col, total);
         }
-        const T total = block_all_reduce<reduction_block_size>(partial, op);
+    }
+}
+
+/**
+ * reduce_short_columns for entries that read a leading reduction of their own column (a solver step whose
+ * scalar is a dot product of the step's inputs): one block per column reduces lead(row, col) with op,
+ * lead_finalize(col, lead total) stores that where the column's entries read it, and the same block then
+ * reduces the entries. Two launches' work in one, where a 1,000-row solve is launch-bound.
+ */
+template <typename L, typename Lead, typename LeadFinalize, typename T, typename Entry, typename Op,
+          typename Finalize, typename R>
+__global__ void __launch_bounds__(reduction_block_size)
+    reduce_short_columns_after_lead(std::int64_t rows, std::int64_t cols, Lead lead, L lead_identity,
+                                    LeadFinalize lead_finalize, Entry entry, Op op, T identity, Finalize finalize,
+                                    R* result)
+{
+    for (std::int64_t col = blockIdx.x; col < cols; col += gridDim.x) {
+        const L lead_total = reduce_short_column(rows, lead, col, op, lead_identity);
+        if (threadIdx.x == 0) {
+            lead_finalize(col, lead_total);
+        }
+        // the stored lead total is visible to the whole block from here on
+        __syncthreads();
+        const T total = reduce_short_column(rows, entry, col, op, identity);
         if (threadIdx.x == 0) {
             result[col] = finalize(col, total);
         }

@@ -160,6 +160,17 @@ struct ProductPairEntry {
     }
 };
 
+/// ProductPairEntry's columns col and cols + col as one entry of TwoSums, a_col^T b_col and a_col^T c_col
+/// summed per component in the order of those two columns (the same bits).
+template <typename T>
+struct TwoProductsEntry {
+    ProductPairEntry<T> pair;
+    __device__ TwoSums<T> operator()(index64 row, index64 col) const
+    {
+        return {pair(row, col), pair(row, pair.cols + col)};
+    }
+};
+
 /// max that lets a NaN win: the scale of a column holding a NaN is NaN, so its norm is NaN rather than
 /// a NaN hidden behind a zero scale.
 struct MaxKeepingNaN {
@@ -494,6 +505,45 @@ void reduce_step(const DefaultExecutor& exec, dim2 size, Entry entry, Finish fin
                     finish_launch_name);
 }
 
+/// Stores the leading totals of reduce_short_columns_after_lead where compute_dot (one sum per column) or
+/// compute_dot_pair (the first sums of every column, then the second ones) would write them.
+template <typename T>
+struct StoreLeadTotals {
+    T* totals;
+    index64 cols;
+
+    __device__ void operator()(index64 col, T total) const { totals[col] = total; }
+    __device__ void operator()(index64 col, TwoSums<T> total) const
+    {
+        totals[col] = total.first;
+        totals[cols + col] = total.second;
+    }
+};
+
+/// Whether a step and the reduction that its scalars come from run as one launch
+/// (reduce_short_columns_after_lead): for columns one block reduces, on one process (a distributed solve
+/// completes the leading sums over the group between the two).
+bool fuses_lead_reduction(dim2 size)
+{
+    return size.rows <= static_cast<size_type>(max_short_column_rows) && !::larch::current_reduction_group();
+}
+
+/// reduce_step's one-process launch after the leading reduction `lead` of each column, whose totals
+/// `store_lead` puts where `entry` reads them (fuses_lead_reduction).
+template <typename Sums, typename LeadSums, typename T, typename Lead, typename Entry, typename Finish>
+void reduce_step_after_lead(dim2 size, Lead lead, StoreLeadTotals<T> store_lead, Entry entry, Finish finish, T* norms,
+                            const char* launch_name)
+{
+    if (size.cols == 0) {
+        return;
+    }
+    reduce_short_columns_after_lead<<<static_cast<unsigned>(std::min<index64>(size.cols, max_grid_y)),
+                                      reduction_block_size>>>(static_cast<index64>(size.rows),
+                                                              static_cast<index64>(size.cols), lead, LeadSums{},
+                                                              store_lead, entry, warp::Sum{}, Sums{}, finish, norms);
+    check(LARCH_RT(GetLastError)(), launch_name, __FILE__, __LINE__);
+}
+
 template <typename T>
 void cg_step_solution(const DefaultExecutor& exec, const matrix::Dense<T>& p, const matrix::Dense<T>& q,
                       matrix::Dense<T>& x, matrix::Dense<T>& r, size_type slot, array<T>& state,
@@ -555,18 +605,29 @@ void bicgstab_step_direction(const DefaultExecutor& exec, const matrix::Dense<T>
 }
 
 template <typename T>
-void bicgstab_step_half(const DefaultExecutor& exec, const matrix::Dense<T>& v, matrix::Dense<T>& r, size_type slot,
-                        array<T>& state, array<T>& workspace, const FusedScaling<T>& s_hat)
+void bicgstab_step_half(const DefaultExecutor& exec, const matrix::Dense<T>& shadow, const matrix::Dense<T>& v,
+                        matrix::Dense<T>& r, size_type slot, array<T>& state, array<T>& workspace,
+                        const FusedScaling<T>& s_hat)
 {
     const auto size = r.get_size();
-    reduce_step<T>(exec, size,
-                   BicgstabHalfStepEntry<T>{state.get_const_data(),
-                                            size.cols,
-                                            {r.get_values(), static_cast<index64>(r.get_stride()), v.get_const_values(),
-                                             static_cast<index64>(v.get_stride()), device_scaling(s_hat)}},
-                   BicgstabFinishHalfStep<T>{state.get_data(), size.cols, slot},
-                   state.get_data() + (bicgstab_state::norms + slot) * size.cols, workspace,
-                   "launch of dense::bicgstab_step_half's finish");
+    const BicgstabHalfStepEntry<T> entry{state.get_const_data(),
+                                         size.cols,
+                                         {r.get_values(), static_cast<index64>(r.get_stride()), v.get_const_values(),
+                                          static_cast<index64>(v.get_stride()), device_scaling(s_hat)}};
+    const BicgstabFinishHalfStep<T> finish{state.get_data(), size.cols, slot};
+    const auto norms = state.get_data() + (bicgstab_state::norms + slot) * size.cols;
+    auto shadow_v = state_rows(state, bicgstab_state::shadow_v, 1, size.cols);
+    if (fuses_lead_reduction(size)) {
+        reduce_step_after_lead<T, T>(size,
+                                     ProductEntry<T>{shadow.get_const_values(), static_cast<index64>(shadow.get_stride()),
+                                                     v.get_const_values(), static_cast<index64>(v.get_stride())},
+                                     StoreLeadTotals<T>{shadow_v.get_data(), static_cast<index64>(size.cols)}, entry,
+                                     finish, norms, "launch of dense::bicgstab_step_half");
+        return;
+    }
+    compute_dot(exec, shadow, v, shadow_v, workspace);
+    ::larch::detail::complete_sums(exec, shadow_v.get_data(), shadow_v.get_size());
+    reduce_step<T>(exec, size, entry, finish, norms, workspace, "launch of dense::bicgstab_step_half's finish");
 }
 
 template <typename T>
@@ -575,19 +636,31 @@ void bicgstab_step_solution(const DefaultExecutor& exec, const matrix::Dense<T>&
                             matrix::Dense<T>& r, size_type slot, array<T>& state, array<T>& workspace)
 {
     const auto size = x.get_size();
-    reduce_step<TwoSums<T>>(
-        exec, size,
-        BicgstabSolutionEntry<T>{state.get_const_data(),
-                                 size.cols,
-                                 {x.get_values(), static_cast<index64>(x.get_stride()), r.get_values(),
-                                  static_cast<index64>(r.get_stride()), p_hat.get_const_values(),
-                                  static_cast<index64>(p_hat.get_stride()), s_hat.get_const_values(),
-                                  static_cast<index64>(s_hat.get_stride()), t.get_const_values(),
-                                  static_cast<index64>(t.get_stride()), shadow.get_const_values(),
-                                  static_cast<index64>(shadow.get_stride())}},
-        BicgstabFinishSolutionStep<T>{state.get_data(), size.cols, slot},
-        state.get_data() + (bicgstab_state::norms + slot) * size.cols, workspace,
-        "launch of dense::bicgstab_step_solution's finish");
+    const BicgstabSolutionEntry<T> entry{
+        state.get_const_data(),
+        size.cols,
+        {x.get_values(), static_cast<index64>(x.get_stride()), r.get_values(), static_cast<index64>(r.get_stride()),
+         p_hat.get_const_values(), static_cast<index64>(p_hat.get_stride()), s_hat.get_const_values(),
+         static_cast<index64>(s_hat.get_stride()), t.get_const_values(), static_cast<index64>(t.get_stride()),
+         shadow.get_const_values(), static_cast<index64>(shadow.get_stride())}};
+    const BicgstabFinishSolutionStep<T> finish{state.get_data(), size.cols, slot};
+    const auto norms = state.get_data() + (bicgstab_state::norms + slot) * size.cols;
+    // t^T t and t^T s, s still in r
+    auto t_products = state_rows(state, bicgstab_state::t_t, 2, size.cols);
+    if (fuses_lead_reduction(size)) {
+        reduce_step_after_lead<TwoSums<T>, TwoSums<T>>(
+            size,
+            TwoProductsEntry<T>{{t.get_const_values(), static_cast<index64>(t.get_stride()), t.get_const_values(),
+                                 static_cast<index64>(t.get_stride()), r.get_const_values(),
+                                 static_cast<index64>(r.get_stride()), static_cast<index64>(size.cols)}},
+            StoreLeadTotals<T>{t_products.get_data(), static_cast<index64>(size.cols)}, entry, finish, norms,
+            "launch of dense::bicgstab_step_solution");
+        return;
+    }
+    compute_dot_pair(exec, t, t, r, t_products, workspace);
+    ::larch::detail::complete_sums(exec, t_products.get_data(), t_products.get_size());
+    reduce_step<TwoSums<T>>(exec, size, entry, finish, norms, workspace,
+                            "launch of dense::bicgstab_step_solution's finish");
 }
 
 template <typename T>

@@ -507,9 +507,14 @@ void bicgstab_step_direction(const DefaultExecutor& exec, const matrix::Dense<T>
 }
 
 template <typename T>
-void bicgstab_step_half(const DefaultExecutor& exec, const matrix::Dense<T>& v, matrix::Dense<T>& r, size_type slot,
-                        array<T>& state, array<T>&, const FusedScaling<T>& s_hat)
+void bicgstab_step_half(const DefaultExecutor& exec, const matrix::Dense<T>& shadow, const matrix::Dense<T>& v,
+                        matrix::Dense<T>& r, size_type slot, array<T>& state, array<T>& workspace,
+                        const FusedScaling<T>& s_hat)
 {
+    // shadow_v = r_hat^T v, over the process group, before any column decides
+    auto shadow_v = state_rows(state, bicgstab_state::shadow_v, 1, r.get_size().cols);
+    compute_dot(exec, shadow, v, shadow_v, workspace);
+    ::larch::detail::complete_sums(exec, shadow_v.get_data(), shadow_v.get_size());
     // As cg_step_solution: the update runs inside the fixed-order sum's terms.
     const auto cols = r.get_size().cols;
     const auto rows = static_cast<std::ptrdiff_t>(r.get_size().rows);
@@ -559,8 +564,12 @@ void bicgstab_step_half(const DefaultExecutor& exec, const matrix::Dense<T>& v, 
 template <typename T>
 void bicgstab_step_solution(const DefaultExecutor& exec, const matrix::Dense<T>& p_hat, const matrix::Dense<T>& s_hat,
                             const matrix::Dense<T>& t, const matrix::Dense<T>& shadow, matrix::Dense<T>& x,
-                            matrix::Dense<T>& r, size_type slot, array<T>& state, array<T>&)
+                            matrix::Dense<T>& r, size_type slot, array<T>& state, array<T>& workspace)
 {
+    // t^T t and t^T s (s is still in r), over the process group, before any column decides
+    auto t_products = state_rows(state, bicgstab_state::t_t, 2, x.get_size().cols);
+    compute_dot_pair(exec, t, t, r, t_products, workspace);
+    ::larch::detail::complete_sums(exec, t_products.get_data(), t_products.get_size());
     using bicgstab_rules::SolutionUpdate;
     const auto cols = x.get_size().cols;
     const auto state_values = state.get_const_data();
