@@ -14,8 +14,10 @@ namespace solver {
  * BiCGSTAB with right preconditioning (van der Vorst 1992; the shadow residual is the initial residual).
  * Per iteration: two applies of A and of the preconditioner, 4 dot products (r_hat^T r, r_hat^T v, t^T t,
  * t^T s) and three fused kernels: the direction p = (r - omega beta v) + beta p; s = r - alpha v with ||s||
- * in one pass; x = (alpha p_hat + omega s_hat) + x and r = s - omega t with ||r|| and the next r_hat^T r in
- * one pass (a separate r_hat^T r only at the start of each check_interval block). Scalar Jacobi runs inside
+ * in one pass, after r_hat^T v; x = (alpha p_hat + omega s_hat) + x and r = s - omega t with ||r|| and the
+ * next r_hat^T r in one pass, after t^T t and t^T s (a separate r_hat^T r only at the start of each
+ * check_interval block). On GPUs the last two kernels form their dot products in the same launch for
+ * columns of at most 4,096 rows (one block per column), where an iteration is launch-bound. Scalar Jacobi runs inside
  * the direction and half steps (p_hat = D^{-1} p, s_hat = D^{-1} s). An
  * iteration whose ||s|| meets the threshold ends at its half step (x += alpha p_hat) and counts as one.
  * The updates are evaluated in the order PETSc's right-preconditioned bcgs uses, and with kappa = 0 and
