@@ -71,12 +71,8 @@ public:
     /// The executor's state, for the step kernels.
     array<T>& get_device_state() noexcept { return device_; }
 
-    /// `rows` consecutive fields from `name` of the executor's state, as one view of rows x cols values.
-    array<T> view(size_type name, size_type rows = 1)
-    {
-        const auto cols = get_num_columns();
-        return array<T>::view(exec_, rows * cols, device_.get_data() + name * cols);
-    }
+    /// Field `name` of the executor's state (one value per column), as a view.
+    array<T> view(size_type name) { return kernels::state_rows(device_, name, 1, get_num_columns()); }
 
     bool any_live() const { return std::find(live_.begin(), live_.end(), true) != live_.end(); }
 
