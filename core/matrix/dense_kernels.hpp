@@ -253,6 +253,14 @@ constexpr int omega_zero = 5;
     template void compute_dot_pair<T>(const DefaultExecutor&, const matrix::Dense<T>&,             \
                                       const matrix::Dense<T>&, const matrix::Dense<T>&, array<T>&,  \
                                       array<T>&);                                                   \
+    template void transpose<T>(const DefaultExecutor&, const matrix::Dense<T>&, matrix::Dense<T>&); \
+    template void gemm<T>(const DefaultExecutor&, T, const matrix::Dense<T>&,                      \
+                          const matrix::Dense<T>&, T, matrix::Dense<T>&)
+/// The explicit instantiations of the fused Krylov steps, written once inside namespace <backend>::dense as
+/// `LARCH_INSTANTIATE_KRYLOV_STEP_KERNELS();` (a backend may keep them in a file of their own).
+#define LARCH_INSTANTIATE_KRYLOV_STEP_KERNELS() \
+    LARCH_INSTANTIATE_FOR_EACH_VALUE_TYPE(LARCH_INSTANTIATE_KRYLOV_STEP_KERNELS_FOR)
+#define LARCH_INSTANTIATE_KRYLOV_STEP_KERNELS_FOR(T)                                               \
     template void cg_step_solution<T>(const DefaultExecutor&, const matrix::Dense<T>&,            \
                                       const matrix::Dense<T>&, matrix::Dense<T>&, matrix::Dense<T>&, \
                                       size_type, array<T>&, array<T>&, const array<T>*);          \
@@ -268,10 +276,7 @@ constexpr int omega_zero = 5;
     template void bicgstab_step_solution<T>(const DefaultExecutor&, const matrix::Dense<T>&,      \
                                             const matrix::Dense<T>&, const matrix::Dense<T>&,     \
                                             const matrix::Dense<T>&, matrix::Dense<T>&,           \
-                                            matrix::Dense<T>&, size_type, array<T>&, array<T>&);  \
-    template void transpose<T>(const DefaultExecutor&, const matrix::Dense<T>&, matrix::Dense<T>&); \
-    template void gemm<T>(const DefaultExecutor&, T, const matrix::Dense<T>&,                      \
-                          const matrix::Dense<T>&, T, matrix::Dense<T>&)
+                                            matrix::Dense<T>&, size_type, array<T>&, array<T>&)
 #define LARCH_INSTANTIATE_DENSE_CONVERSIONS_FOR(T, I)                                              \
     template void count_nonzeros_per_row<T, I>(const DefaultExecutor&, const matrix::Dense<T>&,    \
                                                I*);                                                \

@@ -364,6 +364,7 @@ void convert_to_csr(const DefaultExecutor&, const matrix::Dense<T>& source,
 }
 
 LARCH_INSTANTIATE_DENSE_KERNELS();
+LARCH_INSTANTIATE_KRYLOV_STEP_KERNELS();
 
 }  // namespace dense
 }  // namespace reference
