@@ -272,7 +272,7 @@ bool vectors_in_shared_memory(const Executor& exec, size_type min_rows, size_typ
     if (gpu == nullptr) {
         return true;
     }
-    const double block = max_rows <= 64 ? 64 : 128;
+    const double block = max_rows <= 64 ? 64 : min_rows >= 512 ? 512 : 128;
     const double bytes = ((vectors + 2) * double(max_rows) + scalars + block / 32) * sizeof(V);
     const bool similar_sizes = 2 * min_rows >= max_rows;
     return bytes <= double(similar_sizes ? gpu->get_max_shared_memory_per_block() : gpu->get_shared_memory_per_block());

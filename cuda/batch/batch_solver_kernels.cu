@@ -31,11 +31,14 @@ namespace batch_solver {
 
 using batch_sparse::Operands;
 
-/// The threads that solve one item: a whole thread block (one item per block) ...
-template <int block_size>
+/// The threads that solve one item: a whole thread block (one item per block), compiled so that the
+/// registers leave room for `min_blocks` blocks per multiprocessor (0: the compiler's choice; a minimum
+/// of 1 is not the same, it lets a kernel take up to 255 registers) ...
+template <int block_size, int min_blocks = 0>
 struct BlockPerItem {
     static constexpr int size = block_size;
     static constexpr int items_per_block = 1;
+    static constexpr int min_blocks_per_sm = min_blocks;
     __device__ static int rank() { return static_cast<int>(threadIdx.x); }
     __device__ static int slot() { return 0; }
     __device__ static void sync() { __syncthreads(); }
@@ -53,6 +56,7 @@ template <int block_size>
 struct WarpPerItem {
     static constexpr int size = 32;
     static constexpr int items_per_block = block_size / 32;
+    static constexpr int min_blocks_per_sm = 0;
     __device__ static int rank() { return static_cast<int>(threadIdx.x % 32); }
     __device__ static int slot() { return static_cast<int>(threadIdx.x / 32); }
     __device__ static void sync() { warp::sync<32>(); }
@@ -331,7 +335,7 @@ struct SolveOperands {
 };
 
 template <typename Team, typename Method, typename T, typename Batch>
-__global__ void __launch_bounds__(Team::size * Team::items_per_block)
+__global__ void __launch_bounds__(Team::size * Team::items_per_block, Team::min_blocks_per_sm)
     solve_kernel(Batch a, ::larch::batch::SolveSettings settings, SolveOperands<T> operands,
                  ::larch::batch::SolveOutputs<T> outputs)
 {
@@ -408,14 +412,25 @@ __global__ void __launch_bounds__(Team::size * Team::items_per_block)
 /// Launch policy of the solve kernels. Batches of items up to 32 rows in CSR or ELL: a warp per item, 4
 /// items per block (WarpPerItem; H100, 100,000 3-point items of 32 rows: GMRES(10) + Jacobi, 396
 /// iterations, 165 -> 84 ms, BiCGSTAB + Jacobi 7.5-8.0 -> 5.7-5.8 ms; COO needs its block's barriers).
-/// Otherwise a block per item: 64 threads (a thread per row) for items up
-/// to 64 rows, 128 above. Three shapes only: each is a full set of kernels (methods x formats x
-/// precisions) in the build, and with thousands of items the blocks, not the threads of one block, fill
-/// the device.
+/// Otherwise a block per item: 64 threads (a thread per row) for items up to 64 rows, 128 above, and 512
+/// where every item has at least 512 rows. With thousands of items the blocks, not the threads of one
+/// block, fill the device, except where each item's vectors take so much shared memory that only 3-4
+/// blocks fit on a multiprocessor (1,024 rows: CG + Jacobi 56 KB, BiCGSTAB 72 KB): 128 threads then leave
+/// 16 warps per multiprocessor, each thread walks 8 rows one after the other in every step of an
+/// iteration, and the iteration's latency, not the memory, sets the time (the H100 and the H200, 1.45x
+/// its bandwidth, took the same 0.87 s for CG on 100,000 such items). 512 threads take 2 rows each; their
+/// kernels are held to 64 registers (ptxas spills 4-136 bytes) so that two blocks fit (H200, 100,000 items
+/// of 1,024 rows, 5-point / 3-point: CG + Jacobi 0.147 -> 0.114 s / 0.873 -> 0.767 s, BiCGSTAB + Jacobi
+/// 0.230 -> 0.203 s on 5-point, CG + block-Jacobi(32) 0.302 -> 0.248 s and ELL CG 1.228 -> 0.820 s on
+/// 3-point). Four shapes only: each is a full set of kernels (methods x formats x precisions) in the build.
 struct SolverPolicy {
     static constexpr int warp_item_rows = 32;
     static constexpr int packed_block_size = 128;
-    static int block_size(size_type max_rows) { return max_rows <= 64 ? 64 : 128; }
+    static constexpr int wide_block_size = 512;
+    static int block_size(size_type min_rows, size_type max_rows)
+    {
+        return max_rows <= 64 ? 64 : min_rows >= static_cast<size_type>(wide_block_size) ? wide_block_size : 128;
+    }
 
     /**
      * Dynamic shared memory of the shared path, or 0 (global workspace). Each item of a block gets
@@ -507,10 +522,10 @@ void solve(const DefaultExecutor& exec, const Matrix& a, const ::larch::batch::S
                 return launch(WarpPerItem<SolverPolicy::packed_block_size>{});
             }
         }
-        if (SolverPolicy::block_size(max_rows) == 64) {
-            launch(BlockPerItem<64>{});
-        } else {
-            launch(BlockPerItem<128>{});
+        switch (SolverPolicy::block_size(min_rows, max_rows)) {
+        case 64: return launch(BlockPerItem<64>{});
+        case SolverPolicy::wide_block_size: return launch(BlockPerItem<SolverPolicy::wide_block_size, 2>{});
+        default: return launch(BlockPerItem<128>{});
         }
     };
     switch (settings.method) {
