@@ -416,7 +416,7 @@ __global__ void __launch_bounds__(Team::size * Team::items_per_block, Team::min_
 /// where every item has at least 512 rows. With thousands of items the blocks, not the threads of one
 /// block, fill the device, except where each item's vectors take so much shared memory that only 3-4
 /// blocks fit on a multiprocessor (1,024 rows: CG + Jacobi 56 KB, BiCGSTAB 72 KB): 128 threads then leave
-/// 16 warps per multiprocessor, each thread walks 8 rows one after the other in every step of an
+/// 12-16 warps per multiprocessor, each thread walks 8 rows one after the other in every step of an
 /// iteration, and the iteration's latency, not the memory, sets the time (the H100 and the H200, 1.45x
 /// its bandwidth, took the same 0.87 s for CG on 100,000 such items). 512 threads take 2 rows each; their
 /// kernels are held to 64 registers (ptxas spills 4-136 bytes) so that two blocks fit (H200, 100,000 items
