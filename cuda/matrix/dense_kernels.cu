@@ -386,10 +386,8 @@ void compute_dot(const DefaultExecutor& exec, const matrix::Dense<T>& a, const m
 {
     const auto size = a.get_size();
     result.resize_and_reset(size.cols);
-    reduce_columns(exec, size.rows, size.cols,
-                   ProductEntry<T>{a.get_const_values(), static_cast<index64>(a.get_stride()),
-                                   b.get_const_values(), static_cast<index64>(b.get_stride())},
-                   warp::Sum{}, T{0}, KeepTotal{}, result.get_data(), workspace);
+    reduce_columns(exec, size.rows, size.cols, product_entry(a, b), warp::Sum{}, T{0}, KeepTotal{},
+                   result.get_data(), workspace);
 }
 
 template <typename T>
@@ -398,10 +396,7 @@ void compute_dot_pair(const DefaultExecutor& exec, const matrix::Dense<T>& a, co
 {
     const auto size = a.get_size();
     reduce_columns(exec, size.rows, 2 * size.cols,
-                   ProductPairEntry<T>{a.get_const_values(), static_cast<index64>(a.get_stride()),
-                                       b.get_const_values(), static_cast<index64>(b.get_stride()),
-                                       c.get_const_values(), static_cast<index64>(c.get_stride()),
-                                       static_cast<index64>(size.cols)},
+                   product_pair_entry(a, b, c),
                    warp::Sum{}, T{0}, KeepTotal{}, result.get_data(), workspace);
 }
 

@@ -172,9 +172,7 @@ void bicgstab_step_half(const DefaultExecutor& exec, const matrix::Dense<T>& sha
     const auto norms = state.get_data() + (bicgstab_state::norms + slot) * size.cols;
     auto shadow_v = state_rows(state, bicgstab_state::shadow_v, 1, size.cols);
     if (fuses_lead_reduction(size)) {
-        reduce_step_after_lead<T, T>(size,
-                                     ProductEntry<T>{shadow.get_const_values(), static_cast<index64>(shadow.get_stride()),
-                                                     v.get_const_values(), static_cast<index64>(v.get_stride())},
+        reduce_step_after_lead<T, T>(size, product_entry(shadow, v),
                                      StoreLeadTotals<T>{shadow_v.get_data(), static_cast<index64>(size.cols)}, entry,
                                      finish, norms, "launch of dense::bicgstab_step_half");
         return;
@@ -203,10 +201,7 @@ void bicgstab_step_solution(const DefaultExecutor& exec, const matrix::Dense<T>&
     auto t_products = state_rows(state, bicgstab_state::t_t, 2, size.cols);
     if (fuses_lead_reduction(size)) {
         reduce_step_after_lead<TwoSums<T>, TwoSums<T>>(
-            size,
-            TwoProductsEntry<T>{{t.get_const_values(), static_cast<index64>(t.get_stride()), t.get_const_values(),
-                                 static_cast<index64>(t.get_stride()), r.get_const_values(),
-                                 static_cast<index64>(r.get_stride()), static_cast<index64>(size.cols)}},
+            size, TwoProductsEntry<T>{product_pair_entry(t, t, r)},
             StoreLeadTotals<T>{t_products.get_data(), static_cast<index64>(size.cols)}, entry, finish, norms,
             "launch of dense::bicgstab_step_solution");
         return;

@@ -6,6 +6,7 @@
 
 #include "core/base/two_sums.hpp"
 #include "cuda/base/runtime.hpp"
+#include "larch/matrix/dense.hpp"
 
 namespace larch {
 namespace kernels {
@@ -25,6 +26,14 @@ struct ProductEntry {
     }
 };
 
+/// The ProductEntry of the columns of a and b (one size).
+template <typename T>
+ProductEntry<T> product_entry(const matrix::Dense<T>& a, const matrix::Dense<T>& b)
+{
+    return {a.get_const_values(), static_cast<std::int64_t>(a.get_stride()), b.get_const_values(),
+            static_cast<std::int64_t>(b.get_stride())};
+}
+
 /// Entry (row, col) of a_col^T b_col for col < cols and of a_(col - cols)^T c_(col - cols) above: both
 /// products of a column pair in one reduction of 2 cols columns.
 template <typename T>
@@ -42,6 +51,17 @@ struct ProductPairEntry {
                           : a[row * a_stride + col - cols] * c[row * c_stride + col - cols];
     }
 };
+
+/// The ProductPairEntry of the columns of a with those of b and of c (one size).
+template <typename T>
+ProductPairEntry<T> product_pair_entry(const matrix::Dense<T>& a, const matrix::Dense<T>& b,
+                                       const matrix::Dense<T>& c)
+{
+    return {a.get_const_values(), static_cast<std::int64_t>(a.get_stride()),
+            b.get_const_values(), static_cast<std::int64_t>(b.get_stride()),
+            c.get_const_values(), static_cast<std::int64_t>(c.get_stride()),
+            static_cast<std::int64_t>(a.get_size().cols)};
+}
 
 /// ProductPairEntry's columns col and cols + col as one entry of TwoSums, a_col^T b_col and a_col^T c_col
 /// summed per component in the order of those two columns (the same bits).
