@@ -261,7 +261,7 @@ std::shared_ptr<const batch::BatchLinOp<V>> create_batch(const std::string& form
 }
 
 /// Whether the CUDA kernels keep this solve's vectors in shared memory (mirrors SolverPolicy in
-/// cuda/batch/batch_solver_kernels.cu: (vectors + 2) x max rows + scalars values, plus the block
+/// cuda/batch/batch_solver_kernels.cu: (vectors + 1) x max rows + scalars values, plus the block
 /// all-reduce's words, within the default shared memory per block, or within the opt-in maximum when the
 /// smallest item has at least half the largest's rows). Host executors: true (nothing is "global").
 template <typename V>
@@ -272,8 +272,8 @@ bool vectors_in_shared_memory(const Executor& exec, size_type min_rows, size_typ
     if (gpu == nullptr) {
         return true;
     }
-    const double block = max_rows <= 64 ? 64 : min_rows >= 512 ? 512 : 128;
-    const double bytes = ((vectors + 2) * double(max_rows) + scalars + block / 32) * sizeof(V);
+    const double block = max_rows <= 64 ? 64 : min_rows >= 512 ? 256 : 128;
+    const double bytes = ((vectors + 1) * double(max_rows) + scalars + block / 32) * sizeof(V);
     const bool similar_sizes = 2 * min_rows >= max_rows;
     return bytes <= double(similar_sizes ? gpu->get_max_shared_memory_per_block() : gpu->get_shared_memory_per_block());
 }

@@ -5,7 +5,7 @@
 // converged (or failed) leaves the kernel while its neighbours iterate on; there is no host
 // synchronization between iterations.
 //
-// Memory: when the Krylov vectors, the Jacobi scales, b_i, x_i and the method's scalars of the largest
+// Memory: when the Krylov vectors, the Jacobi scales, x_i and the method's scalars of the largest
 // item fit in shared memory (see SolverPolicy::shared_bytes), every item works on shared copies and
 // writes x_i back at the end. Otherwise (items of a few thousand rows, heterogeneous batches of large
 // items, or GMRES with a long restart) every item works in a global workspace of vectors x rows_i +
@@ -320,7 +320,7 @@ struct TeamItem {
 };
 
 /// Where b, x and the global workspace (null: shared-memory path) are; on the shared path, the values
-/// each item of a block owns there (`shared_stride`: vectors, x_i, b_i and scalars of the largest item).
+/// each item of a block owns there (`shared_stride`: vectors, x_i and scalars of the largest item).
 /// Teams take their items in the layout's work order (largest stored-entry count first; null: item
 /// order), so the longest solves start first instead of ending the launch alone.
 template <typename T>
@@ -350,7 +350,8 @@ __global__ void __launch_bounds__(Team::size * Team::items_per_block, Team::min_
     const auto matrix = a.item(index);
     const int rows = matrix.rows();
     const bool jacobi = settings.preconditioner == ::larch::batch::ItemPreconditioner::jacobi;
-    // Layout per item: [Krylov vectors | Jacobi scales | (shared path: x_i | b_i) | scalars].
+    // Layout per item: [Krylov vectors | Jacobi scales | (shared path: x_i) | scalars]. b_i stays in global
+    // memory: it is read for the first residual and for true-residual checks only.
     const int num_vectors = Method::num_vectors(settings.krylov_dim) + (jacobi ? 1 : 0);
     const int num_scalars = Method::num_scalars(settings.krylov_dim);
     const std::int64_t offset = operands.offsets[index];
@@ -358,13 +359,11 @@ __global__ void __launch_bounds__(Team::size * Team::items_per_block, Team::min_
     T* workspace = in_shared ? reinterpret_cast<T*>(solver_storage) + Team::slot() * operands.shared_stride
                              : operands.global_workspace + num_vectors * offset + num_scalars * index;
     T* item_x = in_shared ? workspace + std::int64_t{num_vectors} * rows : operands.x + offset;
-    T* staged_b = item_x + rows;
-    const T* item_b = in_shared ? staged_b : operands.b + offset;
-    T* scalars = in_shared ? staged_b + rows : workspace + std::int64_t{num_vectors} * rows;
+    const T* item_b = operands.b + offset;
+    T* scalars = in_shared ? item_x + rows : workspace + std::int64_t{num_vectors} * rows;
     if (in_shared) {
         for (int row = Team::rank(); row < rows; row += Team::size) {
             item_x[row] = operands.x[offset + row];
-            staged_b[row] = operands.b[offset + row];
         }
     }
     T* jacobi_scales =
@@ -412,24 +411,27 @@ __global__ void __launch_bounds__(Team::size * Team::items_per_block, Team::min_
 /// Launch policy of the solve kernels. Batches of items up to 32 rows in CSR or ELL: a warp per item, 4
 /// items per block (WarpPerItem; H100, 100,000 3-point items of 32 rows: GMRES(10) + Jacobi, 396
 /// iterations, 165 -> 84 ms, BiCGSTAB + Jacobi 7.5-8.0 -> 5.7-5.8 ms; COO needs its block's barriers).
-/// Otherwise a block per item: 64 threads (a thread per row) for items up to 64 rows, 128 above, and 512
+/// Otherwise a block per item: 64 threads (a thread per row) for items up to 64 rows, 128 above, and 256
 /// where every item has at least 512 rows. With thousands of items the blocks, not the threads of one
 /// block, fill the device, except where each item's vectors take so much shared memory that only 3-4
-/// blocks fit on a multiprocessor (1,024 rows: CG + Jacobi 56 KB, BiCGSTAB 72 KB): 128 threads then leave
+/// blocks fit on a multiprocessor (1,024 rows: CG + Jacobi 48 KB, BiCGSTAB 64 KB): 128 threads then leave
 /// 12-16 warps per multiprocessor, each thread walks 8 rows one after the other in every step of an
 /// iteration, and the iteration's latency, not the memory, sets the time (the H100 and the H200, 1.45x
-/// its bandwidth, took the same 0.87 s for CG on 100,000 such items). 512 threads take 2 rows each; their
-/// kernels are held to 64 registers (ptxas spills 4-136 bytes) so that two blocks fit (H200, 100,000 items
-/// of 1,024 rows, 5-point / 3-point: CG + Jacobi 0.147 -> 0.114 s / 0.873 -> 0.767 s, BiCGSTAB + Jacobi
-/// 0.230 -> 0.203 s on 5-point, CG + block-Jacobi(32) 0.302 -> 0.248 s and ELL CG 1.228 -> 0.820 s on
-/// 3-point). Four shapes only: each is a full set of kernels (methods x formats x precisions) in the build.
+/// its bandwidth, took the same 0.87 s for CG on 100,000 such items). 256 threads take 4 rows each; their
+/// kernels are held to 64 registers so that four blocks fit, as many as the shared memory allows for CG +
+/// Jacobi. H200, 100,000 items of 1,024 rows, 128 threads -> 512 threads held to two blocks -> 256 held
+/// to four: CG + Jacobi 3-point 0.873 -> 0.767 -> 0.634 s, 5-point 0.147 -> 0.114 -> 0.107 s; BiCGSTAB +
+/// Jacobi 5-point 0.230 -> 0.203 -> 0.174 s; ELL CG 3-point 1.228 -> 0.820 -> 0.767 s. Four shapes only:
+/// each is a full set of kernels (methods x formats x precisions) in the build.
 struct SolverPolicy {
     static constexpr int warp_item_rows = 32;
     static constexpr int packed_block_size = 128;
-    static constexpr int wide_block_size = 512;
+    /// Threads per item where every item has at least wide_item_rows rows.
+    static constexpr int wide_block_size = 256;
+    static constexpr int wide_item_rows = 512;
     static int block_size(size_type min_rows, size_type max_rows)
     {
-        return max_rows <= 64 ? 64 : min_rows >= static_cast<size_type>(wide_block_size) ? wide_block_size : 128;
+        return max_rows <= 64 ? 64 : min_rows >= static_cast<size_type>(wide_item_rows) ? wide_block_size : 128;
     }
 
     /**
@@ -466,7 +468,7 @@ void launch_solve(const DefaultExecutor& exec, const Batch& view, size_type num_
         Method::num_vectors(settings.krylov_dim) +
         (settings.preconditioner == ::larch::batch::ItemPreconditioner::jacobi ? 1 : 0);
     const int num_scalars = Method::num_scalars(settings.krylov_dim);
-    const auto values_per_item = static_cast<std::size_t>(num_vectors + 2) * max_rows + num_scalars;
+    const auto values_per_item = static_cast<std::size_t>(num_vectors + 1) * max_rows + num_scalars;
     const auto kernel = solve_kernel<Team, Method, T, Batch>;
     LARCH_RT(FuncAttributes) attributes;
     LARCH_DEVICE_CHECK(LARCH_RT(FuncGetAttributes)(&attributes, reinterpret_cast<const void*>(kernel)));
@@ -524,7 +526,7 @@ void solve(const DefaultExecutor& exec, const Matrix& a, const ::larch::batch::S
         }
         switch (SolverPolicy::block_size(min_rows, max_rows)) {
         case 64: return launch(BlockPerItem<64>{});
-        case SolverPolicy::wide_block_size: return launch(BlockPerItem<SolverPolicy::wide_block_size, 2>{});
+        case SolverPolicy::wide_block_size: return launch(BlockPerItem<SolverPolicy::wide_block_size, 4>{});
         default: return launch(BlockPerItem<128>{});
         }
     };
