@@ -422,9 +422,10 @@ CaseResult run_batch_solver(const CaseContext& context)
     // Block-Jacobi reads every block inverse and three per-row indices once per application, and a fourth (the
     // row matching) where an item is matched; scalar Jacobi's scales and no preconditioner read nothing here.
     const double index_bytes = solver->get_num_row_matched_items() > 0 ? 20.0 : 16.0;
-    const double block_bytes = preconditioner == "block_jacobi"
-                                   ? double(solver->get_num_block_values()) * sizeof(V) + double(problem.rows) * index_bytes
-                                   : 0.0;
+    const double block_bytes =
+        preconditioner == "block_jacobi"
+            ? double(solver->get_num_block_values()) * sizeof(V) + double(problem.rows) * index_bytes
+            : 0.0;
     double total_iterations = 0.0;
     for (size_type item = 0; item < num_items; ++item) {
         const double iterations = double(solve.get_iterations(item));
