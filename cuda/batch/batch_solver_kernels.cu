@@ -426,8 +426,10 @@ __global__ void __launch_bounds__(Team::size * Team::items_per_block, Team::min_
 struct SolverPolicy {
     static constexpr int warp_item_rows = 32;
     static constexpr int packed_block_size = 128;
-    /// Threads per item where every item has at least wide_item_rows rows.
+    /// Threads per item where every item has at least wide_item_rows rows, and the blocks per
+    /// multiprocessor their kernels' registers leave room for.
     static constexpr int wide_block_size = 256;
+    static constexpr int wide_blocks_per_sm = 4;
     static constexpr int wide_item_rows = 512;
     static int block_size(size_type min_rows, size_type max_rows)
     {
@@ -526,7 +528,8 @@ void solve(const DefaultExecutor& exec, const Matrix& a, const ::larch::batch::S
         }
         switch (SolverPolicy::block_size(min_rows, max_rows)) {
         case 64: return launch(BlockPerItem<64>{});
-        case SolverPolicy::wide_block_size: return launch(BlockPerItem<SolverPolicy::wide_block_size, 4>{});
+        case SolverPolicy::wide_block_size:
+            return launch(BlockPerItem<SolverPolicy::wide_block_size, SolverPolicy::wide_blocks_per_sm>{});
         default: return launch(BlockPerItem<128>{});
         }
     };

@@ -395,9 +395,8 @@ void compute_dot_pair(const DefaultExecutor& exec, const matrix::Dense<T>& a, co
                       const matrix::Dense<T>& c, array<T>& result, array<T>& workspace)
 {
     const auto size = a.get_size();
-    reduce_columns(exec, size.rows, 2 * size.cols,
-                   product_pair_entry(a, b, c),
-                   warp::Sum{}, T{0}, KeepTotal{}, result.get_data(), workspace);
+    reduce_columns(exec, size.rows, 2 * size.cols, product_pair_entry(a, b, c), warp::Sum{}, T{0}, KeepTotal{},
+                   result.get_data(), workspace);
 }
 
 template <typename T>

@@ -2,9 +2,8 @@
 // batches mixing converging, singular and NaN items, tiny items (CUDA's warp per item), items of about
 // 1,000 rows (CUDA's opted-in shared memory and 256 threads per item), large items (the CUDA
 // global-workspace path), every format, both precisions, and a batch of the real matrices with at most
-// 1,024 rows. omp runs the
-// reference's per-item code, so it must agree exactly; GPU dot products sum in another order, so there
-// statuses must agree and iteration counts lie within a few percent.
+// 1,024 rows. omp runs the reference's per-item code, so it must agree exactly; GPU dot products sum in
+// another order, so there statuses must agree and iteration counts lie within a few percent.
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -252,9 +251,9 @@ TEST_P(BatchSolver, AgreesWithReferenceOnItemsTooLargeForSharedMemory)
 TEST_P(BatchSolver, AgreesWithReferenceOnItemsBeyondTheDefaultSharedMemory)
 {
     // Items of 600..1,024 rows: 1,024 x (Krylov vectors + Jacobi scales + x) x 8 bytes is above the 48 KB a
-    // block gets by default for every method but unpreconditioned CG (5 x 8 KB), and the smallest item has more than half the largest's rows, so CUDA opts in to more shared
-    // memory per block (GMRES(30) still takes the global workspace); every item has at least 512 rows, so
-    // CUDA gives each item 256 threads.
+    // block gets by default for every method but unpreconditioned CG (5 x 8 KB), and the smallest item has
+    // more than half the largest's rows, so CUDA opts in to more shared memory per block (GMRES(30) still
+    // takes the global workspace); every item has at least 512 rows, so CUDA gives each item 256 threads.
     std::mt19937 rng{seed + 2};
     std::vector<matrix_data<double>> items{larch::test::random_spd<double>(rng, 1024, 6),
                                            larch::test::tridiagonal<double>(600, 0.0, 3.0),
