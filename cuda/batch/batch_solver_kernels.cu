@@ -42,6 +42,8 @@ struct BlockPerItem {
     __device__ static int rank() { return static_cast<int>(threadIdx.x); }
     __device__ static int slot() { return 0; }
     __device__ static void sync() { __syncthreads(); }
+    /// Before a dot product reads what this thread wrote: nothing, its all-reduce synchronizes the block.
+    __device__ static void order_for_dot() {}
     template <typename T>
     __device__ static T sum(T value)
     {
@@ -60,6 +62,9 @@ struct WarpPerItem {
     __device__ static int rank() { return static_cast<int>(threadIdx.x % 32); }
     __device__ static int slot() { return static_cast<int>(threadIdx.x / 32); }
     __device__ static void sync() { warp::sync<32>(); }
+    /// Before a dot product: a warp barrier still, since the all-reduce's shuffles do not order the
+    /// lanes' shared-memory writes before the reads that follow it.
+    __device__ static void order_for_dot() { warp::sync<32>(); }
     template <typename T>
     __device__ static T sum(T value)
     {
@@ -250,8 +255,8 @@ EllBatch<T, I> batch_view(const ::larch::batch::Ell<T, I>& a)
 }
 
 /// The Item of krylov_item_algorithms.hpp for one team (a block or a warp, see BlockPerItem): rows
-/// strided over its threads, a barrier after every vector update and SpMV, dot products by the team's
-/// all-reduce (the same value on every thread).
+/// strided over its threads, a barrier after every SpMV and every vector update not read by a dot product
+/// next (ReadBy), dot products by the team's all-reduce (the same value on every thread).
 template <typename Team, typename T, typename Matrix>
 struct TeamItem {
     Matrix matrix;
@@ -269,12 +274,16 @@ struct TeamItem {
     __device__ int rows() const { return matrix.rows(); }
     __device__ T* vector(int k) const { return workspace + static_cast<std::int64_t>(k) * matrix.rows(); }
     template <typename F>
-    __device__ void for_rows(F f) const
+    __device__ void for_rows(F f, ::larch::batch::item::ReadBy next = ::larch::batch::item::ReadBy::any) const
     {
         for (int row = Team::rank(); row < matrix.rows(); row += Team::size) {
             f(row);
         }
-        Team::sync();
+        if (next == ::larch::batch::item::ReadBy::dot) {
+            Team::order_for_dot();
+        } else {
+            Team::sync();
+        }
     }
     __device__ T dot(const T* u, const T* v) const
     {
@@ -289,18 +298,21 @@ struct TeamItem {
         matrix.apply(in, out, rows_team<Team>());
         Team::sync();
     }
-    __device__ void precondition(const T* in, T* out) const
+    __device__ void precondition(const T* in, T* out,
+                                 ::larch::batch::item::ReadBy next = ::larch::batch::item::ReadBy::any) const
     {
         const T* scales = jacobi;
         const TeamItem& self = *this;
-        for_rows([=, &self](int row) {
-            out[row] = self.block_inverses
-                           ? ::larch::batch::item::block_row_product(
-                                 self.block_inverses + self.block_inverse_rows[row], in,
-                                 self.block_first_rows[row], self.block_gather_rows, self.block_sizes[row])
-                       : scales ? scales[row] * in[row]
-                                : in[row];
-        });
+        for_rows(
+            [=, &self](int row) {
+                out[row] = self.block_inverses
+                               ? ::larch::batch::item::block_row_product(
+                                     self.block_inverses + self.block_inverse_rows[row], in,
+                                     self.block_first_rows[row], self.block_gather_rows, self.block_sizes[row])
+                           : scales ? scales[row] * in[row]
+                                    : in[row];
+            },
+            next);
     }
     __device__ void record(int iteration, T norm) const
     {

@@ -109,7 +109,7 @@ struct HostItem {
     int rows() const { return num_rows; }
     T* vector(int k) const { return workspace + static_cast<size_type>(k) * num_rows; }
     template <typename F>
-    void for_rows(F f) const
+    void for_rows(F f, ReadBy = ReadBy::any) const
     {
         for (int row = 0; row < num_rows; ++row) {
             f(row);
@@ -124,7 +124,7 @@ struct HostItem {
         return sum;
     }
     void spmv(const T* in, T* out) const { item::spmv(a, index, in, out); }
-    void precondition(const T* in, T* out) const
+    void precondition(const T* in, T* out, ReadBy = ReadBy::any) const
     {
         for (int row = 0; row < num_rows; ++row) {
             out[row] = block_inverses ? apply_block_row(row, in) : jacobi ? jacobi[row] * in[row] : in[row];

@@ -5,10 +5,10 @@
 // An `Item` provides (every call is collective on the device: all threads of the item's block make it,
 // and it returns only once its result is visible to all of them):
 //   int rows();                          T* vector(int k);   // workspace vector k (rows entries)
-//   void for_rows(F f);                  // f(row) for every row (each thread its share), then a barrier
+//   void for_rows(F f, ReadBy next);     // f(row) for every row (each thread its share), then a barrier
 //   T dot(const T* a, const T* b);       // the same value on every thread
 //   void spmv(const T* in, T* out);      // out = A_i in
-//   void precondition(const T* in, T* out);   // out = M_i^{-1} in
+//   void precondition(const T* in, T* out, ReadBy next);   // out = M_i^{-1} in
 //   void record(int iteration, T norm);  // residual history entry (ignored for untracked items)
 //   T* scalars();                        // Method::num_scalars(krylov_dim) values of small dense work
 //   void single(F f);                    // f() on one thread, then a barrier (writes to scalars())
@@ -26,6 +26,15 @@
 namespace larch {
 namespace batch {
 namespace item {
+
+/**
+ * Who reads the rows a step (Item::for_rows, Item::precondition) writes before the next barrier: `any`
+ * (the default) may read any row, so a GPU team waits at a barrier after the step; `dot`, a dot product
+ * only, reads each row on the thread that wrote it (for_rows and dot share the rows out the same way) and
+ * ends in the team's all-reduce, which orders the step's writes before every later read, so the step
+ * needs no barrier of its own. The step must itself follow a barrier or an all-reduce. Host items ignore it.
+ */
+enum class ReadBy { any, dot };
 
 /// What one item must meet and may spend.
 template <typename T>
@@ -125,10 +134,12 @@ struct CgMethod {
                 return ItemStatus::breakdown;
             }
             const T alpha = rho / p_q;
-            item.for_rows([&](int row) {
-                x[row] += alpha * p[row];
-                r[row] -= alpha * q[row];
-            });
+            item.for_rows(
+                [&](int row) {
+                    x[row] += alpha * p[row];
+                    r[row] -= alpha * q[row];
+                },
+                ReadBy::dot);
             ++iterations;
             const T r_norm = std::sqrt(item.dot(r, r));
             item.record(iterations, r_norm);
@@ -138,7 +149,7 @@ struct CgMethod {
             if (r_norm <= threshold) {
                 return ItemStatus::converged;
             }
-            item.precondition(r, z);
+            item.precondition(r, z, ReadBy::dot);
             const T rho_next = item.dot(r, z);
             const T beta = rho_next / rho;
             rho = rho_next;
@@ -192,10 +203,12 @@ struct BicgstabMethod {
                 return ItemStatus::breakdown;
             }
             alpha = rho / r_hat_v;
-            item.for_rows([&](int row) {
-                x[row] += alpha * p_hat[row];
-                r[row] -= alpha * v[row];
-            });
+            item.for_rows(
+                [&](int row) {
+                    x[row] += alpha * p_hat[row];
+                    r[row] -= alpha * v[row];
+                },
+                ReadBy::dot);
             const T s_s = item.dot(r, r);
             const T s_norm = std::sqrt(s_s);
             if (!is_finite(s_norm) || s_norm <= threshold) {
@@ -211,10 +224,12 @@ struct BicgstabMethod {
                 return ItemStatus::breakdown;
             }
             omega = bicgstab_omega::safeguarded(item.dot(t, r), t_t, s_s, criterion.kappa);
-            item.for_rows([&](int row) {
-                x[row] += omega * p_hat[row];
-                r[row] -= omega * t[row];
-            });
+            item.for_rows(
+                [&](int row) {
+                    x[row] += omega * p_hat[row];
+                    r[row] -= omega * t[row];
+                },
+                ReadBy::dot);
             ++iterations;
             const T r_norm = std::sqrt(item.dot(r, r));
             item.record(iterations, r_norm);
@@ -275,7 +290,7 @@ struct GmresMethod {
                 for (int i = 0; i <= j; ++i) {
                     const T* vi = basis(i);
                     const T projection = item.dot(w, vi);
-                    item.for_rows([&](int row) { w[row] -= projection * vi[row]; });
+                    item.for_rows([&](int row) { w[row] -= projection * vi[row]; }, ReadBy::dot);
                     item.single([&] { h(i, j) = projection; });
                 }
                 const T next_norm = std::sqrt(item.dot(w, w));
