@@ -100,6 +100,8 @@ struct CsrItemMatrix {
     bool scalar;
 
     __device__ int rows() const { return item.at.rows; }
+    /// Whether apply computes row r on the thread of rank r % team size (as for_rows and dot take rows).
+    __device__ bool rows_by_rank() const { return scalar; }
     __device__ void apply(const T* in, T* out, batch_sparse::Team team) const
     {
         if (scalar) {
@@ -146,6 +148,7 @@ struct CooItemMatrix {
     const I* col_idxs;
 
     __device__ int rows() const { return num_rows; }
+    __device__ bool rows_by_rank() const { return false; }
     __device__ void apply(const T* in, T* out, batch_sparse::Team) const
     {
         const auto op = plain_product<T>();
@@ -197,6 +200,7 @@ struct EllItemMatrix {
     const I* col_idxs;
 
     __device__ int rows() const { return num_rows; }
+    __device__ bool rows_by_rank() const { return true; }
     __device__ void apply(const T* in, T* out, batch_sparse::Team team) const
     {
         batch_sparse::ell_rows(num_rows, width, values, col_idxs, in, plain_product<T>(), out, team);
@@ -255,8 +259,9 @@ EllBatch<T, I> batch_view(const ::larch::batch::Ell<T, I>& a)
 }
 
 /// The Item of krylov_item_algorithms.hpp for one team (a block or a warp, see BlockPerItem): rows
-/// strided over its threads, a barrier after every SpMV and every vector update not read by a dot product
-/// next (ReadBy), dot products by the team's all-reduce (the same value on every thread).
+/// strided over its threads, a barrier after every SpMV and vector update, except where a dot product reads
+/// the rows next on the threads that wrote them (ReadBy), dot products by the team's all-reduce (the same
+/// value on every thread).
 template <typename Team, typename T, typename Matrix>
 struct TeamItem {
     Matrix matrix;
@@ -293,10 +298,15 @@ struct TeamItem {
         }
         return Team::sum(sum);
     }
-    __device__ void spmv(const T* in, T* out) const
+    __device__ void spmv(const T* in, T* out,
+                         ::larch::batch::item::ReadBy next = ::larch::batch::item::ReadBy::any) const
     {
         matrix.apply(in, out, rows_team<Team>());
-        Team::sync();
+        if (next == ::larch::batch::item::ReadBy::dot && matrix.rows_by_rank()) {
+            Team::order_for_dot();
+        } else {
+            Team::sync();
+        }
     }
     __device__ void precondition(const T* in, T* out,
                                  ::larch::batch::item::ReadBy next = ::larch::batch::item::ReadBy::any) const

@@ -123,7 +123,7 @@ struct HostItem {
         }
         return sum;
     }
-    void spmv(const T* in, T* out) const { item::spmv(a, index, in, out); }
+    void spmv(const T* in, T* out, ReadBy = ReadBy::any) const { item::spmv(a, index, in, out); }
     void precondition(const T* in, T* out, ReadBy = ReadBy::any) const
     {
         for (int row = 0; row < num_rows; ++row) {

@@ -7,7 +7,7 @@
 //   int rows();                          T* vector(int k);   // workspace vector k (rows entries)
 //   void for_rows(F f, ReadBy next);     // f(row) for every row (each thread its share), then a barrier
 //   T dot(const T* a, const T* b);       // the same value on every thread
-//   void spmv(const T* in, T* out);      // out = A_i in
+//   void spmv(const T* in, T* out, ReadBy next);   // out = A_i in
 //   void precondition(const T* in, T* out, ReadBy next);   // out = M_i^{-1} in
 //   void record(int iteration, T norm);  // residual history entry (ignored for untracked items)
 //   T* scalars();                        // Method::num_scalars(krylov_dim) values of small dense work
@@ -28,11 +28,12 @@ namespace batch {
 namespace item {
 
 /**
- * Who reads the rows a step (Item::for_rows, Item::precondition) writes before the next barrier: `any`
- * (the default) may read any row, so a GPU team waits at a barrier after the step; `dot`, a dot product
- * only, reads each row on the thread that wrote it (for_rows and dot share the rows out the same way) and
- * ends in the team's all-reduce, which orders the step's writes before every later read, so the step
- * needs no barrier of its own. The step must itself follow a barrier or an all-reduce. Host items ignore it.
+ * Who reads the rows a step (Item::for_rows, Item::precondition, Item::spmv) writes before the next
+ * barrier: `any` (the default) may read any row, so a GPU team waits at a barrier after the step; `dot`, a
+ * dot product only, which reads each row on the thread that wrote it (for_rows and dot share the rows out
+ * the same way; an SpMV where its matrix computes each row on that thread, see TeamItem::spmv) and ends in
+ * the team's all-reduce, which orders the step's writes before every later read, so the step needs no
+ * barrier of its own. The step must itself follow a barrier or an all-reduce. Host items ignore it.
  */
 enum class ReadBy { any, dot };
 
@@ -128,7 +129,7 @@ struct CgMethod {
             if (rho == T{}) {
                 return ItemStatus::breakdown;
             }
-            item.spmv(p, q);
+            item.spmv(p, q, ReadBy::dot);
             const T p_q = item.dot(p, q);
             if (p_q == T{}) {
                 return ItemStatus::breakdown;
@@ -197,7 +198,7 @@ struct BicgstabMethod {
             rho = rho_next;
             item.for_rows([&](int row) { p[row] = r[row] + beta * (p[row] - omega * v[row]); });
             item.precondition(p, p_hat);
-            item.spmv(p_hat, v);
+            item.spmv(p_hat, v, ReadBy::dot);
             const T r_hat_v = item.dot(r_hat, v);
             if (r_hat_v == T{}) {
                 return ItemStatus::breakdown;
@@ -217,7 +218,7 @@ struct BicgstabMethod {
                 return is_finite(s_norm) ? ItemStatus::converged : ItemStatus::non_finite;
             }
             item.precondition(r, p_hat);
-            item.spmv(p_hat, t);
+            item.spmv(p_hat, t, ReadBy::dot);
             const T t_t = item.dot(t, t);
             if (t_t == T{}) {
                 ++iterations;
@@ -286,7 +287,7 @@ struct GmresMethod {
             ItemStatus stop = ItemStatus::max_iterations;
             for (int j = 0; j < m && iterations < criterion.max_iterations; ++j) {
                 item.precondition(basis(j), z);
-                item.spmv(z, w);
+                item.spmv(z, w, ReadBy::dot);
                 for (int i = 0; i <= j; ++i) {
                     const T* vi = basis(i);
                     const T projection = item.dot(w, vi);
