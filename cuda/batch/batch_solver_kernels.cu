@@ -203,7 +203,8 @@ struct EllItemMatrix {
     __device__ bool rows_by_rank() const { return true; }
     __device__ void apply(const T* in, T* out, batch_sparse::Team team) const
     {
-        batch_sparse::ell_rows(num_rows, width, values, col_idxs, in, plain_product<T>(), out, team);
+        batch_sparse::ell_rows<batch_sparse::SparsePolicy::solver_ell_slots_in_flight>(
+            num_rows, width, values, col_idxs, in, plain_product<T>(), out, team);
     }
     __device__ void diagonal(T* diag, batch_sparse::Team team) const
     {

@@ -145,7 +145,8 @@ __global__ void __launch_bounds__(SparsePolicy::max_block_size,
                const std::int64_t* stored_offsets, bool shared_pattern, const T* values,
                const I* col_idxs, Operands<T> op, std::int64_t num_items)
 {
-    // One block row per item (packed_item), one thread per row (ell_rows).
+    // One block row per item (packed_item), one thread per row (ell_rows), one slot at a time
+    // (SparsePolicy::solver_ell_slots_in_flight says why).
     const std::int64_t item = packed_item<packed>(num_items);
     if (item < 0) {
         return;
@@ -155,7 +156,7 @@ __global__ void __launch_bounds__(SparsePolicy::max_block_size,
     const int width = static_cast<int>((stored_offsets[item + 1] - at.values) / at.rows);
     const T* item_values = values + at.values;
     const I* item_cols = col_idxs + at.pattern;
-    ell_rows(at.rows, width, item_values, item_cols, item_b, op, op.item_x(item), block_row_team());
+    ell_rows<1>(at.rows, width, item_values, item_cols, item_b, op, op.item_x(item), block_row_team());
 }
 
 /// The smart kernel's sub-warp for rows of `mean_row_nnz` nonzeros on average: the power of two >= it,

@@ -99,10 +99,20 @@ struct SparsePolicy {
 
     /// Entries of its row each lane of the SpMV row kernels loads before it multiplies the first: one
     /// at a time it waits a memory round trip per entry, and short rows give a thread nothing else to
-    /// wait on. The batched solvers' kernels load one at a time, since they keep the Krylov state in
+    /// wait on. The batched solvers' CSR rows load one at a time, since they keep the Krylov state in
     /// registers: four pushed several of them from 80-96 to 96-128 registers and up to 144 bytes of
-    /// spills (ptxas -v, sm_90).
+    /// spills (ptxas -v, sm_90), and made 5-point CG + Jacobi on 100,000 items of 1,024 rows 27% slower
+    /// on the H200 (107 -> 137 ms, batch_solver_own_rows_ab_h200.log).
     static constexpr int row_entries_in_flight = 4;
+    /// Slots of its row a thread of the batched solvers' ELL rows loads before it multiplies the
+    /// first. A solve is latency-bound (a 3-point item's SpMV waited a round trip per slot), and four
+    /// made CG + Jacobi on 100,000 3-point ELL items of 1,024 rows 15% faster (768 -> 654 ms, H200).
+    /// The ELL SpMV kernel loads one at a time: four made it 10% slower on the heterogeneous double
+    /// batch (1.12 -> 1.23 ms; why was not examined) and 2% faster in float (same log). One at a time
+    /// through ell_rows, whose value load no longer waits for the column index, made that double batch
+    /// 25% faster than before (1.12 -> 0.83-0.84 ms in three runs, batch_spmv_ell_heterogeneous_h200.log);
+    /// float stayed at 0.82 ms.
+    static constexpr int solver_ell_slots_in_flight = 4;
     /// Nonzeros each thread of the stream kernel loads per chunk (a chunk: stream_entries x block size):
     /// 32 bytes of values, i.e. 4 in double and 8 in float, so that float keeps as many bytes in
     /// flight per barrier as double (with 4, float batches of 32 nonzeros per row reached 42-48% of
@@ -555,19 +565,31 @@ __device__ __forceinline__ void csr_stream_item(const CsrItem<T, I, C>& item, co
 }
 
 /// Rows of one ELL item, one thread of its team per row; slot k of row r at k * rows + r
-/// (column-major, so the threads of a warp read consecutive addresses).
-template <typename T, typename I>
+/// (column-major, so the threads of a warp read consecutive addresses). A thread loads the values and
+/// column indices of `slots_in_flight` slots before it multiplies the first (a value's load does not wait
+/// for its column index, nor a slot for the one before it); the products add up in slot order.
+template <int slots_in_flight, typename T, typename I>
 __device__ void ell_rows(int rows, int width, const T* values, const I* col_idxs, const T* item_b,
                          const Operands<T>& op, T* item_x, Team team = block_row_team())
 {
+    constexpr I padding = ::larch::batch::Ell<T, I>::invalid_index;
     for (int row = team.rank; row < rows; row += team.size) {
         for (int rhs = 0; rhs < op.num_rhs; ++rhs) {
             T sum{};
-            for (int slot = 0; slot < width; ++slot) {
-                const auto position = std::int64_t{slot} * rows + row;
-                const I col = col_idxs[position];
-                if (col != ::larch::batch::Ell<T, I>::invalid_index) {
-                    sum = fma(values[position], item_b[col * op.num_rhs + rhs], sum);
+            for (int first = 0; first < width; first += slots_in_flight) {
+                T value[slots_in_flight];
+                I col[slots_in_flight];
+#pragma unroll
+                for (int k = 0; k < slots_in_flight; ++k) {
+                    const auto position = std::int64_t{first + k} * rows + row;
+                    value[k] = first + k < width ? values[position] : T{};
+                    col[k] = first + k < width ? col_idxs[position] : padding;
+                }
+#pragma unroll
+                for (int k = 0; k < slots_in_flight; ++k) {
+                    if (col[k] != padding) {
+                        sum = fma(value[k], item_b[col[k] * op.num_rhs + rhs], sum);
+                    }
                 }
             }
             T* out = item_x + std::int64_t{row} * op.num_rhs + rhs;
