@@ -53,7 +53,8 @@ IterationOutcome breakdown_outcome(double rho, double p_q)
                 "1e154, whose squares overflow)"};
     }
     if (rho == 0) {
-        return {stop::Reason::breakdown, "Cg: r^T M^{-1} r = 0 for a nonzero residual (singular preconditioner)"};
+        return {stop::Reason::breakdown, "Cg: r^T M^{-1} r = 0 for a nonzero residual (a singular preconditioner, or a residual below about "
+                "1e-154, whose squares underflow)"};
     }
     if (!std::isfinite(p_q)) {
         return {stop::Reason::non_finite, "Cg: p^T A p is NaN or Inf"};

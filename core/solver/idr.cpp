@@ -113,6 +113,12 @@ IterationOutcome breakdown_outcome(int cause)
         return non_finite_outcome("||A M^{-1} r||");
     case state_field::t_r_not_finite:
         return non_finite_outcome("t^T r");
+    case state_field::coefficient_not_finite:
+        return {stop::Reason::breakdown, "Idr: a coefficient of m c = f is not finite (m nearly singular)"};
+    case state_field::beta_not_finite:
+        return {stop::Reason::breakdown, "Idr: beta = f_k / m(k, k) is not finite (m(k, k) nearly zero)"};
+    case state_field::omega_not_finite:
+        return {stop::Reason::breakdown, "Idr: omega = t^T r / t^T t is not finite (||t|| nearly zero)"};
     default:
         return {stop::Reason::breakdown, "Idr: omega = t^T r / t^T t is 0 or undefined"};
     }

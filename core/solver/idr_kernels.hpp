@@ -68,6 +68,9 @@ constexpr int shadow_zero = 2;
 constexpr int t_norm_not_finite = 3;
 constexpr int t_r_not_finite = 4;
 constexpr int omega_zero = 5;
+constexpr int coefficient_not_finite = 6;
+constexpr int beta_not_finite = 7;
+constexpr int omega_not_finite = 8;
 }  // namespace idr_state
 
 /**
@@ -79,15 +82,17 @@ enum class IdrPhase {
     /// f(i) = products(i), i < s: f = P^T r at the start of a cycle.
     shadow_rhs,
     /// Solve m(k:s, k:s) c = f(k:s); updates: -c_k..-c_s, c_k, omega, c_{k+1}..c_s (2 (s - k) + 1 rows). A
-    /// zero diagonal stops the column (triangular_zero).
+    /// zero diagonal stops the column (triangular_zero), as does a c_i that is not finite
+    /// (coefficient_not_finite).
     coefficients,
     /// Bi-orthogonalization of g_k against p_i (i = `index` < k): updates row 0 = -products(0) / m(i, i).
     orthogonalize,
     /// m(i, k) = products(i - k), i = k..s-1 (not finite: shadow_not_finite; m(k, k) = 0: shadow_zero);
-    /// beta = f(k) / m(k, k); updates -beta, beta.
+    /// beta = f(k) / m(k, k) (not finite: beta_not_finite); updates -beta, beta.
     shadow_column,
     /// omega = t^T r / t^T t from products ||t||, t^T r with the safeguard |cos(t, r)| >= kappa (a zero ||t||
-    /// or t^T r stops with omega_zero); updates -omega, omega.
+    /// or t^T r stops with omega_zero, an omega that is not finite with omega_not_finite); updates -omega,
+    /// omega.
     omega,
     /// ||r|| = products(0) into norm slot `slot` and residual_norm; a norm at or below the threshold, zero
     /// or not finite finishes the column (IterationMonitor's tests), otherwise f(i) -= beta m(i, k) for

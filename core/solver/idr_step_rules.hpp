@@ -58,6 +58,9 @@ LARCH_HOST_DEVICE void coefficients(const Column<T>& column, size_type k, size_t
             break;
         }
         column.c(i) = sum / column.m(i, i);
+        if (!std::isfinite(column.c(i))) {
+            column.stop(slot, idr_state::breakdown, idr_state::coefficient_not_finite);
+        }
     }
     const auto tail = s - k;
     for (size_type i = k; i < s; ++i) {
@@ -82,7 +85,11 @@ LARCH_HOST_DEVICE void shadow_column(const Column<T>& column, size_type k, size_
     if (column.running() && column.m(k, k) == 0) {
         column.stop(slot, idr_state::breakdown, idr_state::shadow_zero);
     }
-    const double beta = column.running() ? column.f(k) / column.m(k, k) : 0.0;
+    double beta = column.running() ? column.f(k) / column.m(k, k) : 0.0;
+    if (!std::isfinite(beta)) {
+        column.stop(slot, idr_state::breakdown, idr_state::beta_not_finite);
+        beta = 0.0;
+    }
     column.field(idr_state::beta) = beta;
     column.set_update(0, -beta);
     column.set_update(1, beta);
@@ -101,11 +108,15 @@ LARCH_HOST_DEVICE void omega(const Column<T>& column, size_type slot, double kap
         } else if (t_norm == 0 || t_r == 0) {
             column.stop(slot, idr_state::breakdown, idr_state::omega_zero);
         } else {
-            // omega minimizes ||r - omega t||, enlarged where |cos(t, r)| is below kappa (BiCGSTAB's rule;
-            // the square roots of the squared norms give the norms back exactly).
-            const double r_norm = column.field(idr_state::residual_norm);
-            column.field(idr_state::omega) =
-                bicgstab_omega::safeguarded(t_r, t_norm * t_norm, r_norm * r_norm, kappa);
+            // omega minimizes ||r - omega t||, enlarged where |cos(t, r)| is below kappa (BiCGSTAB's rule,
+            // from the norms: their squares underflow where a residual falls below 1e-154).
+            const double omega = bicgstab_omega::safeguarded_from_norms(
+                t_r, t_norm, column.field(idr_state::residual_norm), kappa);
+            if (std::isfinite(omega)) {
+                column.field(idr_state::omega) = omega;
+            } else {
+                column.stop(slot, idr_state::breakdown, idr_state::omega_not_finite);
+            }
         }
     }
     column.set_update(0, -column.field(idr_state::omega));

@@ -5,12 +5,15 @@
 #include <gtest/gtest.h>
 
 #include <cmath>
+#include <filesystem>
 #include <limits>
+#include <string>
 #include <type_traits>
 #include <vector>
 
 #include "larch/base/executor.hpp"
 #include "larch/generate/problems.hpp"
+#include "larch/io/matrix_market.hpp"
 #include "larch/log/convergence.hpp"
 #include "test/solver/solver_test_utils.hpp"
 #include "test/utils/executors.hpp"
@@ -318,6 +321,83 @@ INSTANTIATE_TEST_SUITE_P(
     [](const auto& info) {
         return std::get<0>(info.param) + "_" + larch::test::to_string(std::get<1>(info.param));
     });
+
+class IdrScale : public ::testing::TestWithParam<std::string> {
+protected:
+    /// IDR(4) without a preconditioner on the 2D Laplacian of 36 rows times `scale`, b = 1, x0 = 0.
+    static std::unique_ptr<larch::solver::IterativeSolver<double>> solve(
+        const std::shared_ptr<const larch::Executor>& exec, double scale, double tolerance,
+        std::vector<double>& x_values)
+    {
+        auto data = larch::generate::laplace_2d<double>(6);
+        for (auto& e : data.entries) {
+            e.value *= scale;
+        }
+        auto setup = plain_setup(tolerance);
+        setup.criteria = {larch::stop::max_iterations(3000), larch::stop::relative_residual(tolerance)};
+        auto solver = larch::test::make_solver<double>(SolverKind::idr, exec, larch::share(Csr::create(exec, data)),
+                                                       setup);
+        auto b = Dense::create(exec, larch::dim2{36, 1});
+        b->fill(1.0);
+        auto x = Dense::create(exec, larch::dim2{36, 1});
+        x->fill(0.0);
+        solver->apply(b, x);
+        x_values = x->copy_to_host();
+        return solver;
+    }
+};
+
+// A matrix of entries around 2^-560 makes ||t|| about 1e-168, whose square underflowed: omega turned infinite
+// and x NaN ("non_finite"). omega now comes from the norms, so the solve runs as on the unscaled matrix, its x
+// scaled by 2^560.
+TEST_P(IdrScale, SolvesAMatrixWhoseProductsUnderflowAsTheUnscaledOne)
+{
+    LARCH_EXECUTOR_OR_SKIP(exec, GetParam());
+    std::vector<double> x;
+    std::vector<double> tiny_x;
+    const auto solver = solve(exec, 1.0, 1e-10, x);
+    const auto tiny_solver = solve(exec, std::ldexp(1.0, -560), 1e-10, tiny_x);
+    ASSERT_EQ(solver->get_status().reason, Reason::converged) << solver->get_status().message;
+    ASSERT_EQ(tiny_solver->get_status().reason, Reason::converged) << tiny_solver->get_status().message;
+    const auto iterations = solver->get_status().iterations;
+    EXPECT_NEAR(static_cast<double>(tiny_solver->get_status().iterations), static_cast<double>(iterations),
+                0.1 * static_cast<double>(iterations));
+    for (size_t row = 0; row < x.size(); ++row) {
+        EXPECT_NEAR(std::ldexp(tiny_x[row], -560), x[row], 1e-8 * std::abs(x[row])) << "row " << row;
+    }
+}
+
+// With a tolerance of 0 the residual falls until its products underflow and the iteration breaks down: on
+// bcsstk01 (b uniform, seed 42, Jacobi) omp ended with x all NaN once omega's squared norms underflowed. The
+// solve must end with its last finite x, whatever its status.
+TEST_P(IdrScale, ToleranceZeroEndsWithAFiniteSolution)
+{
+    LARCH_EXECUTOR_OR_SKIP(exec, GetParam());
+    const std::string path = std::string{LARCH_MATRICES_DIR} + "/bcsstk01.mtx";
+    if (!std::filesystem::exists(path)) {
+        GTEST_SKIP() << "no test matrix " << path;
+    }
+    const auto data = larch::io::read_matrix_market_data<double, std::int32_t>(path);
+    const auto n = data.size.rows;
+    larch::test::SolverSetup setup;
+    setup.criteria = {larch::stop::max_iterations(10000), larch::stop::relative_residual(0.0)};
+    auto solver = larch::test::make_solver<double>(SolverKind::idr, exec, larch::share(Csr::create(exec, data)),
+                                                   setup);
+    const auto rhs = larch::generate::right_hand_side<double>(n, larch::generate::RhsKind::uniform, 42);
+    auto b = Dense::create(exec, larch::dim2{n, 1}, larch::array<double>{exec, rhs.begin(), rhs.end()}, 1);
+    auto x = Dense::create(exec, larch::dim2{n, 1});
+    x->fill(0.0);
+    solver->apply(b, x);
+    const auto& status = solver->get_status();
+    const auto x_values = x->copy_to_host();
+    for (size_t row = 0; row < x_values.size(); ++row) {
+        ASSERT_TRUE(std::isfinite(x_values[row])) << "row " << row << ", " << status.message;
+    }
+    EXPECT_LE(status.residual_norm, 1e-10 * status.rhs_norm) << status.message;
+}
+
+INSTANTIATE_TEST_SUITE_P(AllExecutors, IdrScale, ::testing::ValuesIn(larch::test::executor_names()),
+                         [](const auto& info) { return info.param; });
 
 // In single precision a relative tolerance of 1e-9 is below what the true residual can reach (~1e-7),
 // while the recursive residual of CG keeps falling: the driver must see through it, restart from the true

@@ -25,8 +25,9 @@ namespace solver {
  * never overshot (the last interval is shortened). The residual norm is the plain sqrt(r^T r) (summed in
  * the update's pass, not scaled as Dense::compute_norm2), so a residual beyond ~1e154 (double) or ~1e19
  * (float) reads as infinite and stops as non_finite.
- * Breakdowns: r^T M^{-1} r = 0 (singular preconditioner) or p^T A p = 0 (A not definite) stop the loop and
- * the driver restarts from the true residual (see IterativeSolver).
+ * Breakdowns: r^T M^{-1} r = 0 (a singular preconditioner, or a residual below ~1e-154 in double, whose
+ * squares underflow: a tolerance of 0 ends there) or p^T A p = 0 (A not definite) stop the loop and the
+ * driver restarts from the true residual (see IterativeSolver).
  * Several right-hand sides iterate together: one apply of A and of the preconditioner on the n x k block
  * per iteration, each column with its own scalars, monitor and restarts; a stopped column is frozen, so each
  * ends with the x, iteration count and status of solving it alone (when A, M and the kernels treat columns

@@ -45,8 +45,10 @@ namespace solver {
  * pauses a column, since a column cannot leave its cycle and rejoin it later). Once every column has
  * stopped, the executor may still run the rest of its block: work that changes no x. The iteration limit
  * is never overshot.
- * Breakdowns (p_k^T g_k = 0, A M^{-1} r = 0, omega = 0) stop the column and the driver restarts it from the
- * true residual; a NaN or Inf in p_i^T g_k, ||A M^{-1} r|| or t^T r stops it as non_finite.
+ * Breakdowns (p_k^T g_k = 0, A M^{-1} r = 0, omega = 0, or a coefficient c_i, beta or omega that overflows)
+ * stop the column before it updates x, and the driver restarts it from the true residual; a NaN or Inf in
+ * p_i^T g_k, ||A M^{-1} r|| or t^T r stops it as non_finite. omega is computed from the norms ||t|| and ||r||
+ * rather than their squares, which underflow below 1e-154 (a matrix scaled by 2^-560 solves as unscaled).
  */
 template <typename T>
 class Idr : public ColumnsTogetherSolver<T> {
