@@ -43,6 +43,11 @@ struct CaseResult {
     double bytes = 0.0;
     /// The largest error that counts as correct; a larger one fails the case and posts no numbers.
     double tolerance = 0.0;
+    /// What the error measures, as the message of a failed case names it.
+    std::string error_measure = "the error against the reference executor";
+    /// Why a result may be wrong, where the operation knows (a solver that stopped without converging); added
+    /// to the message of a failed case.
+    std::string failure_reason;
     Measurement ours;
     /// The vendor library's measurement of the same work, where one exists on this executor.
     std::optional<Measurement> vendor;

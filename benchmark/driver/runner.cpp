@@ -130,10 +130,10 @@ json record_result(const CaseResult& result, double copy_bandwidth)
     record["tolerance"] = result.tolerance;
     for (const auto* measurement : {&result.ours, result.vendor ? &*result.vendor : nullptr}) {
         if (measurement && !(measurement->error <= result.tolerance)) {
-            throw std::runtime_error(measurement->name + " result is wrong: error " +
+            throw std::runtime_error(measurement->name + " result is wrong: " + result.error_measure + " " +
                                      format_number(measurement->error, 3) + " exceeds the tolerance " +
                                      format_number(result.tolerance, 3) +
-                                     " against the reference executor");
+                                     (result.failure_reason.empty() ? "" : "; " + result.failure_reason));
         }
     }
     record["larch"] = rates(result.ours, result.bytes, result, copy_bandwidth);

@@ -49,6 +49,21 @@ json solver_description(const Fields& fields)
     return description;
 }
 
+/// "+block_jacobi(k)" with k the block bound (1, BlockJacobi's default, is scalar Jacobi), or "" without a
+/// preconditioner: the label tells cases with different bounds apart.
+std::string preconditioner_label(const json& description)
+{
+    if (!description.contains("preconditioner")) {
+        return "";
+    }
+    const auto& preconditioner = description.at("preconditioner");
+    const auto type = preconditioner.value("type", std::string{"none"});
+    if (type == "none") {
+        return "";
+    }
+    return "+" + type + "(" + std::to_string(preconditioner.value("max_block_size", 1)) + ")";
+}
+
 /// Bytes `iterations` iterations of one column move at least (see the byte model above), without the reads
 /// of the matrix's arrays unless `with_matrix`; 0 where there is no model. `restart` is GMRES's m.
 template <typename V>
@@ -146,6 +161,16 @@ CaseResult run_solver(const CaseContext& context)
                                                          : std::numeric_limits<double>::infinity();
     }
     result.ours.error = true_relative_residual;
+    result.error_measure = "the true relative residual ||b - Ax|| / ||b||";
+    const auto stopped = std::find_if(statuses.begin(), statuses.end(),
+                                      [](const stop::Status& status) { return !status.converged(); });
+    if (stopped != statuses.end()) {
+        result.failure_reason = "the solver stopped without converging on column " +
+                                std::to_string(stopped - statuses.begin()) + " after " +
+                                std::to_string(stopped->iterations) + " iterations: " +
+                                stop::to_string(stopped->reason) +
+                                (stopped->message.empty() ? "" : " (" + stopped->message + ")");
+    }
     const auto& criteria = description.at("criteria");
     // the solver checks its true residual against the requested tolerance; rounding in another summation
     // order may add a few percent
@@ -181,7 +206,7 @@ CaseResult run_solver(const CaseContext& context)
     auto sorted = result.ours.seconds;
     std::sort(sorted.begin(), sorted.end());
     const double median = sorted.empty() ? 0.0 : sorted[sorted.size() / 2];
-    result.label = type + (jacobi ? "+jacobi " : " ") + matrix_source_name(source) +
+    result.label = type + preconditioner_label(description) + " " + matrix_source_name(source) +
                    (columns > 1 ? " x" + std::to_string(columns) + " columns" : "");
     const auto& first = statuses.front();
     result.details = json{{"matrix", matrix_source_name(source)},
