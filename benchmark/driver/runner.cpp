@@ -1,6 +1,7 @@
 // Planning (defaults, list expansion, validation before anything runs) and running of benchmark cases.
 #include "benchmark/driver/runner.hpp"
 
+#include <algorithm>
 #include <chrono>
 #include <ctime>
 #include <filesystem>
@@ -46,6 +47,21 @@ std::vector<json> expand_lists(const json& spec, const std::string& path,
         expanded = std::move(next);
     }
     return expanded;
+}
+
+/// Throws ConfigError naming the first field of the `merged` case (its defaults updated by the `given` fields) that
+/// its operation does not read; a field the case took from "defaults" is blamed on config.defaults, not the case.
+void check_case_fields(const Fields& given, const Fields& merged, const std::vector<std::string>& known,
+                       const std::string& operation_name)
+{
+    for (const auto& item : merged.get_json().items()) {
+        if (std::find(known.begin(), known.end(), item.key()) != known.end() || given.has(item.key())) {
+            continue;
+        }
+        throw ConfigError("config.defaults: field '" + item.key() + "' does not apply to " + given.get_path() +
+                          " (operation '" + operation_name + "', known fields: " + join(known) + ")");
+    }
+    given.check_known(known);
 }
 
 const std::string executor_names = "reference, omp, cuda, cuda:N, hip, hip:N or best";
@@ -153,6 +169,11 @@ json record_result(const CaseResult& result, double copy_bandwidth)
 /// path for malformed JSON or a key given twice in one object (nlohmann::json would keep the last).
 json read_config(const std::string& path)
 {
+    // An ifstream opens a directory without complaint and then reads nothing: "unexpected end of input" would
+    // blame the JSON.
+    if (std::filesystem::is_directory(path)) {
+        throw ConfigError("the configuration file '" + path + "' is a directory, not a JSON file");
+    }
     std::ifstream file{path};
     if (!file) {
         throw ConfigError("cannot open the configuration file '" + path + "'");
@@ -197,6 +218,7 @@ std::vector<PlannedCase> plan_cases(const json& config, const std::string& execu
     }
     const Fields root{config, "config"};
     root.check_known(top_level_fields);
+    root.get_string("description", "");
     const auto defaults = root.has("defaults") ? root.get_object("defaults").get_json() : json::object();
     if (!root.has("cases") || !config.at("cases").is_array()) {
         throw ConfigError("config.cases: must be a list of cases");
@@ -211,16 +233,17 @@ std::vector<PlannedCase> plan_cases(const json& config, const std::string& execu
             spec["executor"] = executor_override;
         }
         const Fields merged{spec, path};
+        const auto operation_name = merged.get_string("operation");
         const OperationInfo* found = nullptr;
         try {
-            found = &find_operation(merged.get_string("operation"));
+            found = &find_operation(operation_name);
         } catch (const ConfigError& error) {
             merged.fail("operation", error.what());
         }
         const auto& operation = *found;
         auto known = common_fields;
         known.insert(known.end(), operation.fields.begin(), operation.fields.end());
-        merged.check_known(known);
+        check_case_fields(given, merged, known, operation_name);
         auto list_fields = common_list_fields;
         list_fields.insert(list_fields.end(), operation.list_fields.begin(),
                            operation.list_fields.end());
