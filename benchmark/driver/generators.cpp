@@ -2,6 +2,10 @@
 #include "benchmark/driver/generators.hpp"
 
 #include <algorithm>
+#include <cstdint>
+#include <cstdio>
+#include <limits>
+#include <utility>
 
 #include "larch/generate/problems.hpp"
 
@@ -80,6 +84,31 @@ size_type integer(const Fields& source, const std::string& key)
     return static_cast<size_type>(parameter(source, key));
 }
 
+/// Rows and nonzeros of the generated matrix (the formulas of include/larch/generate/problems.hpp), in double so
+/// that n^3 of any accepted n is exact enough to compare with the index type's range. random_block_diagonal's
+/// nonzeros depend on its random blocks; every block but the last has at least min_block rows, so it holds at
+/// least (n - min_block) min_block of them (and n): a count above that is rejected here, one in between at run time.
+std::pair<double, double> rows_and_nonzeros(const std::string& name, const Fields& source)
+{
+    const double n = parameter(source, "n");
+    if (name == "laplace2d" || name == "convection_diffusion2d") {
+        return {n * n, 5 * n * n - 4 * n};
+    }
+    if (name == "laplace3d") {
+        return {n * n * n, 7 * n * n * n - 6 * n * n};
+    }
+    if (name == "block_fem") {
+        const double k = parameter(source, "block_size");
+        return parameter(source, "dimension") == 2 ? std::make_pair(n * n * k, (5 * n * n - 4 * n) * k * k)
+                                                   : std::make_pair(n * n * n * k, (7 * n * n * n - 6 * n * n) * k * k);
+    }
+    if (name == "arrow" || name == "tridiagonal") {
+        return {n, 3 * n - 2};
+    }
+    const double min_block = parameter(source, "min_block");
+    return {n, std::max(n, (n - min_block) * min_block)};
+}
+
 }  // namespace
 
 void validate_generator(const Fields& source)
@@ -91,6 +120,22 @@ void validate_generator(const Fields& source)
         parameter(source, p.name);
     }
     source.check_known(known);
+    if (spec.name == "block_fem") {
+        const auto dimension = integer(source, "dimension");
+        if (dimension != 2 && dimension != 3) {
+            source.fail("dimension", "must be 2 or 3, not " + std::to_string(dimension));
+        }
+    }
+    // The benchmark's matrices have 32-bit indices: a CSR row pointer must address every nonzero.
+    const auto [rows, nonzeros] = rows_and_nonzeros(spec.name, source);
+    const double max_index = std::numeric_limits<std::int32_t>::max();
+    if (rows > max_index || nonzeros > max_index) {
+        char counts[160];  // up to 47 digits each: n^3 block_size^2 of the largest accepted values
+        std::snprintf(counts, sizeof counts, "%.0f rows and %.0f nonzeros", rows, nonzeros);
+        throw ConfigError(source.get_path() + ": " + generator_name(source) + " has " + counts +
+                          ", more than the benchmark's 32-bit indices address (" +
+                          std::to_string(std::numeric_limits<std::int32_t>::max()) + "); make n smaller");
+    }
     if (spec.name == "random_block_diagonal") {
         const auto min_block = integer(source, "min_block");
         const auto max_block = integer(source, "max_block");
