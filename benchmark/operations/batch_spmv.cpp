@@ -482,8 +482,14 @@ void validate_batch_spmv(const Fields& fields)
     if (kind == "homogeneous") {
         validate_matrix_source(fields.get_object("matrix"));
     } else if (kind == "density") {
-        fields.get_integer("order", 1024, 1, max_integer);
-        fields.get_integer("row_nnz", 8, 1, max_integer);
+        const auto order = fields.get_integer("order", 1024, 1, max_integer);
+        const auto row_nnz = fields.get_integer("row_nnz", 8, 1, max_integer);
+        // A row of an item holds at most `order` entries (the generator caps each row there), so more per row,
+        // balanced or on average, cannot be made and would only mislabel the batch.
+        if (row_nnz > order) {
+            fields.fail("row_nnz", "must be at most order (" + std::to_string(order) + "), not " +
+                                       std::to_string(row_nnz) + ": a row of an item has only order columns");
+        }
         const auto rows = fields.get_string("rows", "balanced");
         if (rows != "balanced" && rows != "unbalanced") {
             fields.fail("rows", "must be \"balanced\" or \"unbalanced\", not \"" + rows + "\"");
