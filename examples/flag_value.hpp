@@ -1,10 +1,12 @@
 // The value of a command-line flag of the example programs, read whole: std::stoul alone reads "-1" as
-// 2^64 - 1 and "5x" as 5, and throws a bare "stoul" for "x"; here each of those is a BadInput naming the flag.
+// 2^64 - 1 and "5x" as 5, and throws a bare "stoul" for "x", std::stod reads "0x10" as 16 and throws for 1e-310;
+// here each of those is a BadInput naming the flag, or (1e-310) the number.
 #pragma once
 
 #include <cctype>
 #include <cmath>
 #include <cstddef>
+#include <cstdlib>
 #include <exception>
 #include <limits>
 #include <string>
@@ -17,10 +19,11 @@ namespace examples {
 
 /**
  * `text`, the value of `flag`, as a Number. An integral Number takes only digits (no sign, no blank) of a value
- * that fits it; a floating-point Number takes a whole std::stod number that is finite.
+ * that fits it; a floating-point Number takes a whole decimal number (sign, digits, point, exponent: no hex, inf
+ * or nan) that is finite in Number; subnormal values such as 1e-310 are accepted.
  *
  * @throws BadInput  "<flag> expects a non-negative integer, got '<text>'" or
- *                   "<flag> expects a finite number, got '<text>'"
+ *                   "<flag> expects a finite decimal number, got '<text>'"
  */
 template <typename Number>
 Number flag_value(const std::string& flag, const std::string& text)
@@ -43,18 +46,14 @@ Number flag_value(const std::string& flag, const std::string& text)
         }
         return static_cast<Number>(value);
     } else {
-        // std::stod skips leading blanks and stops at the first character it cannot use: both are errors here.
-        std::size_t used = 0;
-        Number value = 0;
-        try {
-            if (!text.empty() && !std::isspace(static_cast<unsigned char>(text[0]))) {
-                value = static_cast<Number>(std::stod(text, &used));
-            }
-        } catch (const std::exception&) {  // no number at all, or out of range of double
-            used = 0;
-        }
-        if (used == 0 || used != text.size() || !std::isfinite(value)) {
-            throw BadInput(__FILE__, __LINE__, flag + " expects a finite number, got '" + text + "'");
+        // Decimal notation only, whole: std::strtod would also read hex ("0x10" as 16), "inf", "nan" and leading
+        // blanks, which the Matrix Market reader rejects too. A subnormal value (1e-310) is finite and kept:
+        // strtod flags it with ERANGE, which std::stod turns into an exception.
+        const bool decimal = !text.empty() && text.find_first_not_of("0123456789+-.eE") == std::string::npos;
+        char* end = nullptr;
+        const auto value = static_cast<Number>(decimal ? std::strtod(text.c_str(), &end) : 0.0);
+        if (!decimal || end != text.c_str() + text.size() || !std::isfinite(value)) {
+            throw BadInput(__FILE__, __LINE__, flag + " expects a finite decimal number, got '" + text + "'");
         }
         return value;
     }

@@ -117,10 +117,12 @@ Settings parse_arguments(int argc, char** argv)
         } else if (arg == "--algorithm") {
             settings.algorithm = value();
         } else if (arg == "--divergence") {
-            settings.divergence = number_value();
+            // the value as given: std::to_string would print 1e-7 as 0.000000 and 0.9999999 as 1.000000
+            const auto text = value();
+            settings.divergence = examples::flag_value<double>(arg, text);
             if (settings.divergence != 0 && settings.divergence < 1) {
-                throw BadInput(__FILE__, __LINE__, "--divergence expects a factor >= 1, or 0 for off, got " +
-                                                       std::to_string(settings.divergence));
+                throw BadInput(__FILE__, __LINE__,
+                               "--divergence expects a factor >= 1, or 0 for off, got '" + text + "'");
             }
         } else if (arg == "--stagnation") {
             settings.stagnation_window = count_value();
