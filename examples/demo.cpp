@@ -30,6 +30,7 @@ struct Settings {
     bool help = false;
     std::string matrix_file;  // empty: a generated 3D Laplacian
     int grid_size = 64;       // points per dimension of the generated problem
+    bool grid_size_given = false;
     std::string executor = best_available_executor_name();
     int repetitions = 20;
 };
@@ -52,6 +53,7 @@ Settings parse_arguments(int argc, char** argv)
         auto value = [&] { return examples::next_flag_value(argc, argv, i, std::string{"\n"} + usage); };
         if (arg == "--size") {
             settings.grid_size = positive_value(arg, value());
+            settings.grid_size_given = true;
         } else if (arg == "--executor") {
             settings.executor = value();
         } else if (arg == "--repetitions") {
@@ -63,6 +65,10 @@ Settings parse_arguments(int argc, char** argv)
         } else {
             throw BadInput(__FILE__, __LINE__, "unexpected argument '" + arg + "'\n" + usage);
         }
+    }
+    if (!settings.matrix_file.empty() && settings.grid_size_given) {
+        throw BadInput(__FILE__, __LINE__, "--size cannot be combined with the matrix file " + settings.matrix_file +
+                                               ": it sizes the generated problem only");
     }
     return settings;
 }

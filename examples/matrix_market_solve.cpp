@@ -28,6 +28,10 @@ int main(int argc, char** argv)
         std::cerr << usage;
         return 2;
     }
+    if (argc > 3) {
+        std::cerr << "matrix_market_solve: unexpected argument '" << argv[3] << "'\n" << usage;
+        return 2;
+    }
     try {
         // The executor is chosen at run time; everything below runs on it.
         const auto exec = larch::make_executor(argc > 2 ? argv[2] : larch::best_available_executor_name());

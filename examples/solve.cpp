@@ -10,6 +10,7 @@
 #include <algorithm>
 #include <cctype>
 #include <cstdio>
+#include <filesystem>
 #include <fstream>
 #include <iostream>
 #include <sstream>
@@ -46,13 +47,16 @@ const char* usage =
     "                                     default 2000, 0 = off)\n"
     "With --config the solver and its preconditioner come from the file: --solver, --block-size, --algorithm,\n"
     "--adaptive-precision and --no-preconditioner are rejected. --tolerance, --max-iterations, --divergence and\n"
-    "--stagnation give the criteria of a file without \"criteria\" and are rejected with one that has them.\n";
+    "--stagnation give the criteria of a file without \"criteria\" and are rejected with one that has them.\n"
+    "A matrix file and --generate or --size are rejected together, and so is any flag given twice.\n";
 
 // The flags that describe the solver (and so cannot be combined with --config), and those that describe its
 // stopping criteria (which cannot be combined with a --config file that has "criteria").
 const std::vector<std::string> solver_flags{"--solver", "--block-size", "--algorithm", "--adaptive-precision",
                                             "--no-preconditioner"};
 const std::vector<std::string> criteria_flags{"--tolerance", "--max-iterations", "--divergence", "--stagnation"};
+// The flags of a generated problem, which a matrix file replaces.
+const std::vector<std::string> generator_flags{"--generate", "--size"};
 
 struct Settings {
     std::string matrix_file;
@@ -148,6 +152,16 @@ Settings parse_arguments(int argc, char** argv)
             throw BadInput(__FILE__, __LINE__, "unexpected argument '" + arg + "'\n" + usage);
         }
     }
+    for (auto flag = settings.flags.begin(); flag != settings.flags.end(); ++flag) {
+        if (std::find(flag + 1, settings.flags.end(), *flag) != settings.flags.end()) {
+            throw BadInput(__FILE__, __LINE__, *flag + " is given twice; give it once");
+        }
+    }
+    const auto generator_flag = first_given(settings, generator_flags);
+    if (!settings.matrix_file.empty() && !generator_flag.empty()) {
+        throw BadInput(__FILE__, __LINE__, generator_flag + " cannot be combined with the matrix file " +
+                                               settings.matrix_file + ": the problem is read or generated, not both");
+    }
     const auto solver_flag = first_given(settings, solver_flags);
     if (!settings.config_file.empty() && !solver_flag.empty()) {
         throw BadInput(__FILE__, __LINE__, solver_flag + " cannot be combined with --config: the solver and its "
@@ -182,6 +196,10 @@ nlohmann::json solver_description(const Settings& settings)
 {
     nlohmann::json description;
     if (!settings.config_file.empty()) {
+        // An ifstream opens a folder and reads nothing from it: the parser would call that malformed JSON.
+        if (std::filesystem::is_directory(settings.config_file)) {
+            throw BadInput(__FILE__, __LINE__, "--config " + settings.config_file + " is a directory, not a JSON file");
+        }
         std::ifstream file{settings.config_file};
         if (!file) {
             throw BadInput(__FILE__, __LINE__, "cannot open solver configuration '" + settings.config_file + "'");
