@@ -7,8 +7,6 @@
 //                    [--max-iterations n] (--generate N | file.mtx ...)
 // Exits 1 on bad arguments, after a message naming the first of them; otherwise 0 (items that do not converge
 // are reported, not errors).
-#include <algorithm>
-#include <cctype>
 #include <chrono>
 #include <iostream>
 #include <memory>
@@ -26,6 +24,7 @@
 #include <larch/io/batch_matrix_market.hpp>
 
 #include "flag_value.hpp"
+#include "matrix_index.hpp"
 
 namespace {
 
@@ -91,18 +90,6 @@ std::unique_ptr<larch::batch::BatchIterativeSolver<double>> make_solver(
         ->generate(a);
 }
 
-/// A Matrix Market file by its name: *.mtx, in any letter case.
-bool is_matrix_market_file_name(const std::string& arg)
-{
-    if (arg.size() <= 4) {
-        return false;
-    }
-    std::string extension = arg.substr(arg.size() - 4);
-    std::transform(extension.begin(), extension.end(), extension.begin(),
-                   [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
-    return extension == ".mtx";
-}
-
 /// False, after a message naming the offending argument, if the arguments are not a valid command line.
 bool parse(int argc, char** argv, Options& options)
 try {
@@ -126,7 +113,7 @@ try {
             options.max_iterations = larch::examples::flag_value<larch::size_type>(arg, value());
         } else if (arg == "--generate") {
             options.generate = larch::examples::flag_value<larch::size_type>(arg, value());
-        } else if (is_matrix_market_file_name(arg)) {
+        } else if (larch::examples::is_matrix_market_file_name(arg)) {
             options.files.push_back(arg);
         } else if (i == 1 && arg.rfind("-", 0) != 0) {
             options.executor = arg;

@@ -1,8 +1,11 @@
 // solver_study: the real-matrix solver study. Every matrix of a folder, x0 = 0, b uniform in [0, 1)
 // (fixed seed), relative residual 1e-9, at most 50,000 iterations, stopped early when the residual stays above 1e5
 // times the initial one for 200 iterations or makes no 0.1% progress in 2,000 iterations (--no-progress-stops: off); BiCGSTAB, IDR(4) and GMRES(100) with scalar
-// Jacobi, and CG with scalar Jacobi on the SPD ones. A solve counts as solved when the TRUE relative
-// residual ||b - Ax|| / ||b||, recomputed here on the host from the file's entries, is at most 1e-8.
+// Jacobi, and CG with scalar Jacobi on the SPD ones: those the folder's INDEX.md marks SPD, and a matrix it does
+// not list (or a folder without one) when the matrix may be SPD: symmetric in pattern and values with a positive
+// diagonal, a cheap necessary condition (CG may still fail on it; the SPD column says "candidate"). A solve counts
+// as solved when the TRUE relative residual ||b - Ax|| / ||b||, recomputed here on the host from the file's
+// entries, is at most 1e-8. Matrix files are *.mtx in any letter case; a folder without one is an error.
 // Usage: solver_study [MATRIX_DIR] [--executor NAME] [--output table.md] [--json results.json]
 //                     [--max-iterations N] [--shard K/N]
 //                     [--solvers bicgstab,idr,gmres,cg] [--block-sizes 1,4,8,16,24,32]
@@ -27,6 +30,7 @@
 #include <set>
 #include <sstream>
 #include <string>
+#include <tuple>
 #include <utility>
 #include <vector>
 
@@ -53,10 +57,13 @@ const char* const usage =
     "                    [--block-sizes 1,4,8,16,24,32]\n"
     "                    [--algorithm gauss_jordan|gauss_huard|gauss_huard_transposed]\n"
     "                    [--time-limit SECONDS (0 = none)] [--no-progress-stops] [--rhs uniform|ones]\n"
-    "                    [--tolerance TOL]\n";
+    "                    [--tolerance TOL]\n"
+    "CG runs on the matrices INDEX.md marks SPD and, where INDEX.md does not list a matrix, on those that are\n"
+    "symmetric with a positive diagonal (necessary for SPD, not sufficient).\n";
 
 struct Settings {
     std::string matrix_dir = LARCH_DEFAULT_MATRIX_DIR;
+    bool matrix_dir_given = false;
     std::string executor = "omp";
     std::string output;
     std::string json;
@@ -118,6 +125,7 @@ struct MatrixResult {
     size_type rows;
     size_type nnz;
     bool spd;
+    bool spd_from_index;  // else a candidate by is_spd_candidate
     std::vector<Outcome> outcomes;
 };
 
@@ -145,6 +153,31 @@ double host_relative_residual(const matrix_data<double, std::int32_t>& a, const 
     }
     // an empty system has ||b|| = 0 and nothing left to solve
     return static_cast<double>(std::sqrt(b_norm > 0 ? r_norm / b_norm : r_norm));
+}
+
+/// Whether `a` may be symmetric positive definite, judged from its entries: square, symmetric in pattern and
+/// values (exactly), and a positive diagonal entry in every row. Necessary for SPD, not sufficient (no
+/// factorization is tried), so CG may still fail on a candidate.
+bool is_spd_candidate(const matrix_data<double, std::int32_t>& a)
+{
+    if (a.size.rows != a.size.cols) {
+        return false;
+    }
+    using Entry = std::tuple<std::int32_t, std::int32_t, double>;
+    std::vector<Entry> entries;
+    std::vector<Entry> transposed;
+    std::vector<bool> positive_diagonal(a.size.rows, false);
+    for (const auto& e : a.entries) {
+        entries.emplace_back(e.row, e.col, e.value);
+        transposed.emplace_back(e.col, e.row, e.value);
+        if (e.row == e.col && e.value > 0) {
+            positive_diagonal[e.row] = true;
+        }
+    }
+    std::sort(entries.begin(), entries.end());
+    std::sort(transposed.begin(), transposed.end());
+    return entries == transposed &&
+           std::all_of(positive_diagonal.begin(), positive_diagonal.end(), [](bool positive) { return positive; });
 }
 
 /// The flag that sets each field of the study's solver descriptions, so that a message of the library's reader
@@ -242,8 +275,9 @@ std::string cell(const Outcome& outcome)
     return text;
 }
 
-/// Solves one matrix with every study case (CG only where it is SPD), printing each outcome to stderr.
-MatrixResult run_matrix(const std::string& file, bool is_spd, const Settings& settings,
+/// Solves one matrix with every study case, printing each outcome to stderr; CG only where it is SPD by `index`
+/// (INDEX.md), or, for a matrix the index does not list, where it is a candidate (is_spd_candidate).
+MatrixResult run_matrix(const std::string& file, const std::map<std::string, bool>& index, const Settings& settings,
                         std::shared_ptr<const Executor> exec, const std::vector<StudyCase>& study_cases)
 {
     const auto path = settings.matrix_dir + "/" + file;
@@ -255,7 +289,10 @@ MatrixResult run_matrix(const std::string& file, bool is_spd, const Settings& se
     const auto rhs = settings.rhs_of_ones ? std::vector<double>(data.size.rows, 1.0)
                                           : generate::right_hand_side<double>(data.size.rows,
                                                                               generate::RhsKind::uniform, rhs_seed);
-    MatrixResult result{file, data.size.rows, data.entries.size(), is_spd, {}};
+    const auto listed = index.find(file);
+    const bool spd_from_index = listed != index.end();
+    const bool is_spd = spd_from_index ? listed->second : is_spd_candidate(data);
+    MatrixResult result{file, data.size.rows, data.entries.size(), is_spd, spd_from_index, {}};
     for (const auto& study_case : study_cases) {
         Outcome outcome;
         if (!study_case.solver.spd_only || is_spd) {
@@ -316,7 +353,8 @@ std::string markdown_report(const Settings& settings, const std::string& executo
     }
     report << "\n(J = scalar Jacobi, BJ(k) = block-Jacobi with blocks of up to k rows, algorithm "
            << settings.algorithm << "; sb = singular blocks split in halves; fastest = on how many matrices it is "
-           << "the solved bound of least setup + solve time of its solver)\n\n";
+           << "the solved bound of least setup + solve time of its solver; SPD: yes from INDEX.md, candidate = not "
+           << "listed there but symmetric with a positive diagonal, necessary for SPD, not sufficient)\n\n";
     report << "| matrix | n | nnz | SPD |";
     for (const auto& study_case : study_cases) {
         report << " " << study_case.label() << " |";
@@ -328,7 +366,7 @@ std::string markdown_report(const Settings& settings, const std::string& executo
     report << "\n";
     for (const auto& result : results) {
         report << "| " << result.file << " | " << result.rows << " | " << result.nnz << " | "
-               << (result.spd ? "yes" : "") << " |";
+               << (result.spd ? (result.spd_from_index ? "yes" : "candidate") : "") << " |";
         for (const auto& outcome : result.outcomes) {
             report << " " << cell(outcome) << " |";
         }
@@ -371,6 +409,7 @@ nlohmann::ordered_json matrix_record(const MatrixResult& result, const StudyCase
             {"n", result.rows},
             {"nnz", result.nnz},
             {"spd", result.spd},
+            {"spd_from_index", result.spd_from_index},
             {"solver", study_case.solver.label},
             {"block_size", study_case.block_size},
             {"status", "ok"},
@@ -475,6 +514,9 @@ try {
             for (std::string size; std::getline(list, size, ',');) {
                 settings.block_sizes.push_back(examples::flag_value<size_type>(arg, size));
             }
+            if (settings.block_sizes.empty()) {
+                throw BadInput(__FILE__, __LINE__, "--block-sizes names no block size");
+            }
         } else if (arg == "--algorithm") {
             settings.algorithm = value();
         } else if (arg == "--time-limit") {
@@ -496,10 +538,14 @@ try {
         } else if (arg == "--help" || arg == "-h") {
             std::cout << usage;
             return 0;
-        } else if (arg.rfind("-", 0) != 0) {
+        } else if (arg.rfind("-", 0) != 0 && !settings.matrix_dir_given) {
             settings.matrix_dir = arg;
+            settings.matrix_dir_given = true;
         } else {
-            std::cerr << "solver_study: unexpected argument '" << arg << "'\n" << usage;
+            const bool second_folder = arg.rfind("-", 0) != 0;
+            std::cerr << "solver_study: unexpected argument '" << arg << "'"
+                      << (second_folder ? " (the study reads one matrix folder, '" + settings.matrix_dir + "')" : "")
+                      << "\n" << usage;
             return 2;
         }
     }
@@ -512,20 +558,21 @@ try {
     }
     std::vector<std::string> files;
     for (const auto& entry : fs::directory_iterator(settings.matrix_dir)) {
-        if (entry.path().extension() == ".mtx") {
+        if (examples::is_matrix_market_file_name(entry.path().filename().string())) {
             files.push_back(entry.path().filename().string());
         }
     }
+    LARCH_ENSURE(!files.empty(), BadInput, "no matrix file (*.mtx) in the folder '" + settings.matrix_dir + "'");
     std::sort(files.begin(), files.end());
     std::vector<std::string> shard_files;
     for (size_type k = settings.shard; k < files.size(); k += std::max<size_type>(1, settings.num_shards)) {
         shard_files.push_back(files[k]);
     }
     files = shard_files;
-    const auto spd = examples::read_spd_list(settings.matrix_dir);
+    const auto index = examples::read_spd_index(settings.matrix_dir);
     std::vector<MatrixResult> results;
     for (const auto& file : files) {
-        results.push_back(run_matrix(file, spd.count(file) > 0, settings, exec, study_cases));
+        results.push_back(run_matrix(file, index, settings, exec, study_cases));
         mark_fastest(study_cases, results.back().outcomes);
     }
     const auto report = markdown_report(settings, exec->get_name(), study_cases, results);
