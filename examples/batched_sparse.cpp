@@ -4,6 +4,7 @@
 //
 // Usage: batched_sparse [executor] [matrix folder]   (exits 1 if an item's product is wrong)
 #include <cmath>
+#include <fstream>
 #include <iostream>
 #include <string>
 #include <vector>
@@ -16,6 +17,12 @@
 #include <larch/io/batch_matrix_market.hpp>
 #include <larch/matrix/csr.hpp>
 #include <larch/matrix/dense.hpp>
+
+// The default matrix folder: larch's test/data/matrices, whose path the build passes in, so that the program finds it
+// from any working directory (relative to the working directory where it is built without that definition).
+#ifndef LARCH_EXAMPLE_MATRIX_DIR
+#define LARCH_EXAMPLE_MATRIX_DIR "test/data/matrices"
+#endif
 
 namespace {
 
@@ -32,11 +39,15 @@ int main(int argc, char** argv)
 try {
     if (argc > 1 && (std::string{argv[1]} == "--help" || std::string{argv[1]} == "-h")) {
         std::cout << "usage: batched_sparse [executor] [matrix folder]   (defaults: the best executor of this "
-                     "machine, test/data/matrices; exits 1 if an item's product is wrong)\n";
+                     "machine, " LARCH_EXAMPLE_MATRIX_DIR "; exits 1 if an item's product is wrong)\n";
         return 0;
     }
     const auto exec = larch::make_executor(argc > 1 ? argv[1] : larch::best_available_executor_name());
-    const std::string folder = argc > 2 ? argv[2] : "test/data/matrices";
+    if (argc > 3) {
+        std::cerr << "batched_sparse: unexpected argument '" << argv[3] << "'\n";
+        return 2;
+    }
+    const std::string folder = argc > 2 ? argv[2] : LARCH_EXAMPLE_MATRIX_DIR;
     const std::vector<larch::size_type> item_rows{9, 25, 4};
     const auto item_cols = item_rows;
     std::vector<double> b_values;
@@ -44,6 +55,13 @@ try {
         b_values.push_back(1.0 + 0.1 * double(i));
     }
     const std::vector<std::string> paths{folder + "/nos4.mtx", folder + "/bcsstk01.mtx"};
+    for (const auto& path : paths) {
+        if (!std::ifstream{path}) {
+            std::cerr << "batched_sparse: cannot open '" << path << "'; give the folder that holds nos4.mtx and "
+                      << "bcsstk01.mtx (larch's test/data/matrices) as the second argument\n";
+            return 2;
+        }
+    }
 
     // One item per matrix: any sizes, nonzero counts and patterns (a shared pattern is detected and stored once).
     std::vector<larch::matrix_data<double>> items = three_items();
