@@ -55,6 +55,11 @@ Number flag_value(const std::string& flag, const std::string& text)
         if (!decimal || end != text.c_str() + text.size() || !std::isfinite(value)) {
             throw BadInput(__FILE__, __LINE__, flag + " expects a finite decimal number, got '" + text + "'");
         }
+        // A nonzero mantissa that reads as 0 underflowed (1e-400, or 1e-50 for a float): not the 0 typed.
+        const auto mantissa = text.substr(0, text.find_first_of("eE"));
+        if (value == 0 && mantissa.find_first_of("123456789") != std::string::npos) {
+            throw BadInput(__FILE__, __LINE__, flag + " got '" + text + "', which is too small to represent");
+        }
         return value;
     }
 }
