@@ -64,8 +64,9 @@ struct SolverProblem {
     size_type min_rows = 0;
     size_type max_rows = 0;
     size_type nonzeros = 0;
-    /// Heterogeneous batches: the files the items were drawn from.
+    /// Heterogeneous batches: the files the items were drawn from, and each item's file in it.
     std::vector<std::string> pool;
+    std::vector<size_type> sources;
 };
 
 /// The single-system description matching the batched one (scalar Jacobi = block-Jacobi of 1 x 1 blocks, the
@@ -108,10 +109,11 @@ bool solves_from_ones(const solver::SolverFactory<V>& factory, const std::shared
     return solver->get_status().reason == stop::Reason::converged;
 }
 
-/// The items, drawn from the matrices whose file names end up in `pool_names`.
+/// The items, drawn from the matrices whose file names end up in `pool_names` (item i from pool_names[sources[i]]).
 template <typename V>
 std::vector<matrix_data<V, index_type>> heterogeneous_items(const CaseContext& context, size_type num_items,
-                                                            std::mt19937& engine, std::vector<std::string>& pool_names)
+                                                            std::mt19937& engine, std::vector<std::string>& pool_names,
+                                                            std::vector<size_type>& sources)
 {
     // "pool": "solvable" keeps the matrices that larch's single-system solver of the batched description solves
     const auto single_system = context.fields().get_string("pool", "all") == "solvable"
@@ -147,7 +149,8 @@ std::vector<matrix_data<V, index_type>> heterogeneous_items(const CaseContext& c
     std::vector<matrix_data<V, index_type>> items;
     items.reserve(num_items);
     for (size_type item = 0; item < num_items; ++item) {
-        items.push_back(pool[pick(engine)]);
+        sources.push_back(pick(engine));
+        items.push_back(pool[sources.back()]);
     }
     return items;
 }
@@ -196,7 +199,7 @@ const SolverProblem<V>& load_problem(const CaseContext& context)
     const auto num_items = static_cast<size_type>(fields.get_integer("num_items", 1));
     std::mt19937 engine{42};
     if (fields.get_string("batch") == "heterogeneous") {
-        problem.items = heterogeneous_items<V>(context, num_items, engine, problem.pool);
+        problem.items = heterogeneous_items<V>(context, num_items, engine, problem.pool, problem.sources);
         problem.name = std::string{fields.get_string("pool", "all") == "solvable" ? "solvable " : ""} +
                        "shared matrices, rows <= " + std::to_string(fields.get_integer("max_rows", 1024, 1, max_integer));
     } else {
@@ -390,6 +393,7 @@ CaseResult run_batch_solver(const CaseContext& context)
     // Every converged item's true residual, in double from the entries.
     const auto solution = x->copy_to_host();
     double worst = 0.0;
+    size_type worst_item = 0;
     size_type offset = 0;
     for (size_type item = 0; item < num_items; ++item) {
         const auto& data = problem.items[item];
@@ -403,11 +407,21 @@ CaseResult run_batch_solver(const CaseContext& context)
                 norm += r * r;
             }
             const double ratio = std::sqrt(norm) / solve.get_threshold(item);
-            worst = std::isfinite(ratio) ? std::max(worst, ratio) : std::numeric_limits<double>::infinity();
+            if (!(ratio <= worst)) {
+                worst = std::isfinite(ratio) ? ratio : std::numeric_limits<double>::infinity();
+                worst_item = item;
+            }
         }
         offset += data.size.rows;
     }
     result.ours.error = worst;
+    result.error_measure = "the worst converged item's true residual (recomputed in double) over its threshold,";
+    result.failure_reason =
+        "that item is " + std::to_string(worst_item) + " (" +
+        (problem.sources.empty() ? std::string{} : problem.pool[problem.sources[worst_item]] + ", ") +
+        std::to_string(problem.items[worst_item].size.rows) + " rows), reported converged after " +
+        std::to_string(solve.get_iterations(worst_item)) + " iterations by the solver's check in " +
+        (sizeof(V) == 4 ? "float" : "double");
     // The solver checked each true residual in its own precision; recomputing it in double from the
     // entries differs by rounding only (float: a few eps times ||A|| ||x|| relative to the threshold).
     result.tolerance = sizeof(V) == 4 ? 1.5 : 1.05;
