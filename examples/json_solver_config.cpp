@@ -49,10 +49,10 @@ try {
          "/criteria/tolerance: unknown field"},
         {R"({"type": "cg", "criteria": {"relative_residual": 1e-9}})", "/criteria: needs \"max_iterations\""},
         {R"({"type": "minres", "criteria": {"max_iterations": 100}})", "/type: unknown solver"},
-        {R"({"type": "cg", "monitor": {"every": 0}})", "/monitor/every: expected an integer in"},
+        {R"({"type": "cg", "monitor": {"every": 0}})", "/monitor/every: expected an integer >= 1"},
         {R"({"type": "cg", "criteria": {"max_iterations": 100},
              "preconditioner": {"type": "block_jacobi", "max_block_size": 0}})",
-         "/preconditioner/max_block_size: expected an integer in [1"},
+         "/preconditioner/max_block_size: expected an integer >= 1"},
         {R"({"type": "cg", "criteria": {"max_iterations": 100},)", "malformed JSON"},
     };
     int accepted = 0;

@@ -44,7 +44,7 @@ void read_common(const ObjectReader& reader, Parameters& parameters)
             const auto& value = criteria.at(key);
             constexpr double largest = std::numeric_limits<double>::max();
             if (!value.is_array()) {
-                parameters.with_tolerance(criteria.get_number(key, std::numeric_limits<double>::min(), largest));
+                parameters.with_tolerance(criteria.get_positive_number(key, largest));
                 continue;
             }
             // An empty list would leave item_tolerances empty, which the solver reads as "`tolerance` for

@@ -13,6 +13,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "core/base/number_text.hpp"
 #include "larch/base/exception.hpp"
 #include "larch/base/types.hpp"
 
@@ -79,8 +80,11 @@ public:
         }
         const auto count = value.get<std::uint64_t>();
         if (count < min || count > max) {
-            fail(field_path(key), "expected an integer in [" + std::to_string(min) + ", " + std::to_string(max) +
-                                      "], got " + std::to_string(count));
+            fail(field_path(key), (max == std::numeric_limits<size_type>::max()
+                                       ? "expected an integer >= " + std::to_string(min)
+                                       : "expected an integer in [" + std::to_string(min) + ", " +
+                                             std::to_string(max) + "]") +
+                                      ", got " + std::to_string(count));
         }
         return static_cast<size_type>(count);
     }
@@ -94,7 +98,7 @@ public:
         const auto number = value.get<double>();
         if (!(number >= min && number <= max)) {
             std::ostringstream range;
-            range << "expected a number in [" << min << ", " << max << "], got " << number;
+            range << "expected a number in [" << min << ", " << max << "], got " << ::larch::detail::exact_number_text(number);
             fail(field_path(key), range.str());
         }
         return number;
@@ -110,7 +114,12 @@ public:
         const auto number = value.get<double>();
         if (!(number > 0 && number <= max)) {
             std::ostringstream range;
-            range << "expected a number in (0, " << max << "], got " << number;
+            if (max == std::numeric_limits<double>::max()) {
+                range << "expected a finite number > 0";
+            } else {
+                range << "expected a number in (0, " << max << "]";
+            }
+            range << ", got " << ::larch::detail::exact_number_text(number);
             fail(field_path(key), range.str());
         }
         return number;

@@ -9,6 +9,7 @@
 
 #include "larch/base/half.hpp"
 
+#include "core/base/number_text.hpp"
 #include "core/components/format_helpers.hpp"
 #include "core/components/instantiation.hpp"
 #include "core/components/prefix_sum_kernels.hpp"
@@ -36,7 +37,8 @@ std::unique_ptr<BlockJacobi<V, I>> BlockJacobi<V, I>::create(std::shared_ptr<con
                  "BlockJacobi::generate: row_matching = maximum_product needs blocks (max_block_size > 1 or "
                  "block_pointers); scalar Jacobi is applied as the diagonal of A");
     LARCH_ENSURE(parameters.accuracy > 0 && parameters.accuracy <= 1, BadInput,
-                 "BlockJacobi::generate: accuracy must be in (0, 1], got " + std::to_string(parameters.accuracy));
+                 "BlockJacobi::generate: accuracy must be in (0, 1], got " +
+                     detail::exact_number_text(parameters.accuracy));
     const auto size = system_matrix->get_size();
     LARCH_ENSURE(size.rows == size.cols, DimensionMismatch,
                  "BlockJacobi::generate: the system matrix must be square, got " + to_string(size));

@@ -628,6 +628,14 @@ TEST(BatchSolverReference, RejectsBadParametersAndOperandsNamingTheProblem)
     EXPECT_THROW(Cg::build().with_max_iterations(0).on(ref)->generate(a), larch::BadInput);
     EXPECT_THROW(Cg::build().with_preconditioner(ItemPreconditioner::block_jacobi).with_max_block_size(33).on(ref)->generate(a),
                  larch::BadInput);
+    // as the single-system BlockJacobi: a row matching needs blocks
+    EXPECT_THROW(Cg::build()
+                     .with_preconditioner(ItemPreconditioner::block_jacobi)
+                     .with_max_block_size(1)
+                     .with_block_row_matching(larch::preconditioner::BlockJacobiRowMatching::maximum_product)
+                     .on(ref)
+                     ->generate(a),
+                 larch::BadInput);
     EXPECT_THROW(Cg::build().with_tolerance(0.0).on(ref)->generate(a), larch::BadInput);
     EXPECT_THROW(Cg::build().with_tolerance(nan).on(ref)->generate(a), larch::BadInput);
     EXPECT_THROW(Cg::build().with_item_tolerances({1e-8, 1e-8}).on(ref)->generate(a), larch::DimensionMismatch);

@@ -90,6 +90,10 @@ TEST(BatchSolverConfig, RejectsBadDescriptionsNamingThePath)
     EXPECT_NE(error_of(R"({"type": "cg", "criteria": {"relative_residual": [1e-3, -1]}})")
                   .find("/criteria/relative_residual/1"),
               std::string::npos);
+    // one wording for a single tolerance and a list entry
+    EXPECT_NE(error_of(R"({"type": "cg", "criteria": {"relative_residual": 0}})")
+                  .find("/criteria/relative_residual: expected a finite number > 0, got 0"),
+              std::string::npos);
     EXPECT_NE(error_of(R"({"type": "cg", "criteria": {"relative_residual": 1e-3, "absolute_residual": 1}})")
                   .find("not both"),
               std::string::npos);

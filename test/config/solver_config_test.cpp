@@ -117,7 +117,7 @@ TEST_F(SolverConfig, ReadsTheDivergenceAndStagnationCriteria)
     expect_error(R"({"type": "cg", "criteria": {"max_iterations": 5, "stagnation": {"relative_decrease": 0.1}}})",
                  "/criteria/stagnation/window: missing");
     expect_error(R"({"type": "cg", "criteria": {"max_iterations": 5, "stagnation": {"window": 0}}})",
-                 "/criteria/stagnation/window: expected an integer in [1");
+                 "/criteria/stagnation/window: expected an integer >= 1, got 0");
     expect_error(R"({"type": "cg", "criteria": {"max_iterations": 5, "stagnation": {"window": 9, "relative_decrease": 1}}})",
                  "/criteria/stagnation/relative_decrease: expected a number in [0");
 }
@@ -143,8 +143,11 @@ TEST_F(SolverConfig, IllTypedOrOutOfRangeFieldsNameTheirPath)
     expect_error(R"({"type": "cg", "criteria": {"max_iterations": 5, "absolute_residual": -1}})",
                  "/criteria/absolute_residual: expected a number in [0");
     expect_error(R"({"type": "idr", "subspace_dim": 0, "criteria": {"max_iterations": 5}})",
-                 "/subspace_dim: expected an integer in [1");
+                 "/subspace_dim: expected an integer >= 1, got 0");
     expect_error(R"({"type": "idr", "kappa": 2, "criteria": {"max_iterations": 5}})", "/kappa: expected a number in [0, 1]");
+    // the rejected value as given, not rounded to six digits into the range
+    expect_error(R"({"type": "idr", "kappa": 1.0000001, "criteria": {"max_iterations": 5}})",
+                 "/kappa: expected a number in [0, 1], got 1.0000001");
     expect_error(R"({"type": "cg", "criteria": [1, 2]})", "/criteria: expected an object, got array");
     expect_error(R"({"type": 3})", "/type: expected a string, got number");
 }

@@ -135,6 +135,10 @@ BatchIterativeSolver<T>::BatchIterativeSolver(std::shared_ptr<const Executor> ex
         LARCH_ENSURE(parameters_.max_block_size >= 1 && parameters_.max_block_size <= 32, BadInput,
                      context + ": max_block_size is " + std::to_string(parameters_.max_block_size) +
                          " (expected 1..32)");
+        // As the single-system BlockJacobi: 1 x 1 blocks of P A would be scalar Jacobi of a permuted matrix.
+        LARCH_ENSURE(parameters_.max_block_size > 1 ||
+                         parameters_.block_row_matching != ::larch::preconditioner::BlockJacobiRowMatching::maximum_product,
+                     BadInput, context + ": block_row_matching maximum_product needs blocks (max_block_size > 1)");
         with_matrix_type(*system_matrix_, context, [&](const auto& matrix) {
             block_jacobi_ = std::make_shared<const ItemBlockJacobi<T>>(generate_item_block_jacobi(
                 this->get_executor(), matrix.to_data(), parameters_.max_block_size,

@@ -65,8 +65,8 @@ enum class BlockPrecision : std::uint8_t { double_precision = 0, single_precisio
  * Block-Jacobi preconditioner: apply(b, x) computes x = D^{-1} b, where D holds the diagonal blocks of the
  * system matrix. With max_block_size = 1 (the default) it is scalar Jacobi: D is the diagonal.
  *
- * Blocks: `block_pointers` (num_blocks + 1 ascending row offsets from 0 to n) when given, otherwise
- * supervariable blocking: consecutive rows with identical column patterns form a supervariable, a
+ * Blocks: `block_pointers` (num_blocks + 1 ascending row offsets from 0 to n) when given, taken as they
+ * are (max_block_size does not bound them), otherwise supervariable blocking: consecutive rows with identical column patterns form a supervariable, a
  * supervariable longer than max_block_size is split into pieces of max_block_size rows, and consecutive
  * supervariables are agglomerated greedily while the block stays within max_block_size. max_block_size
  * may be any positive value on reference and omp (above the number of rows it acts as that number); on

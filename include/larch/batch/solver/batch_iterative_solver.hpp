@@ -48,7 +48,8 @@ struct batch_common_parameters {
     /// The largest block of block_jacobi (1..32).
     size_type max_block_size = 32;
     /// Which items block_jacobi takes the blocks of P_i A_i for, P_i the maximum product row matching:
-    /// automatic (the items with a zero or missing diagonal entry), none, or maximum_product (every item).
+    /// automatic (the items with a zero or missing diagonal entry), none, or maximum_product (every item;
+    /// needs max_block_size > 1, as for the single-system BlockJacobi).
     ::larch::preconditioner::BlockJacobiRowMatching block_row_matching =
         ::larch::preconditioner::BlockJacobiRowMatching::automatic;
     /// How often an item may restart from its true residual after a breakdown or after its recursive
