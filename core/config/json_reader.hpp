@@ -98,7 +98,8 @@ public:
         const auto number = value.get<double>();
         if (!(number >= min && number <= max)) {
             std::ostringstream range;
-            range << "expected a number in [" << min << ", " << max << "], got " << ::larch::detail::exact_number_text(number);
+            range << "expected a number in [" << min << ", " << max
+                  << "], got " << ::larch::detail::exact_number_text(number);
             fail(field_path(key), range.str());
         }
         return number;

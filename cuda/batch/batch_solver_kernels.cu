@@ -279,17 +279,24 @@ struct TeamItem {
 
     __device__ int rows() const { return matrix.rows(); }
     __device__ T* vector(int k) const { return workspace + static_cast<std::int64_t>(k) * matrix.rows(); }
-    template <typename F>
-    __device__ void for_rows(F f, ::larch::batch::item::ReadBy next = ::larch::batch::item::ReadBy::any) const
+    using ReadBy = ::larch::batch::item::ReadBy;
+    /// The end of a step: no barrier where a dot product reads the rows next and the step wrote each row
+    /// on the thread that dots it (`own_rows`), else the team's barrier.
+    __device__ static void end_step(ReadBy next, bool own_rows)
     {
-        for (int row = Team::rank(); row < matrix.rows(); row += Team::size) {
-            f(row);
-        }
-        if (next == ::larch::batch::item::ReadBy::dot) {
+        if (next == ReadBy::dot && own_rows) {
             Team::order_for_dot();
         } else {
             Team::sync();
         }
+    }
+    template <typename F>
+    __device__ void for_rows(F f, ReadBy next = ReadBy::any) const
+    {
+        for (int row = Team::rank(); row < matrix.rows(); row += Team::size) {
+            f(row);
+        }
+        end_step(next, true);
     }
     __device__ T dot(const T* u, const T* v) const
     {
@@ -299,18 +306,12 @@ struct TeamItem {
         }
         return Team::sum(sum);
     }
-    __device__ void spmv(const T* in, T* out,
-                         ::larch::batch::item::ReadBy next = ::larch::batch::item::ReadBy::any) const
+    __device__ void spmv(const T* in, T* out, ReadBy next = ReadBy::any) const
     {
         matrix.apply(in, out, rows_team<Team>());
-        if (next == ::larch::batch::item::ReadBy::dot && matrix.rows_by_rank()) {
-            Team::order_for_dot();
-        } else {
-            Team::sync();
-        }
+        end_step(next, matrix.rows_by_rank());
     }
-    __device__ void precondition(const T* in, T* out,
-                                 ::larch::batch::item::ReadBy next = ::larch::batch::item::ReadBy::any) const
+    __device__ void precondition(const T* in, T* out, ReadBy next = ReadBy::any) const
     {
         const T* scales = jacobi;
         const TeamItem& self = *this;
