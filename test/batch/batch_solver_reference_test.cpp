@@ -510,6 +510,27 @@ TEST(BatchGmresReference, SolvesNonsymmetricItemsToTheirKnownSolutionsAcrossRest
     }
 }
 
+TEST(BatchGmresReference, KeepsTheSolutionOfAnItemOfFewerRowsThanTheKrylovDimension)
+{
+    // tridiag(-1, 2, -1) of order 3 with b = (1, 1, 1): x = (1.5, 2, 1.5). Its Krylov space is complete after 3
+    // steps; a tolerance no true residual can meet (1e-100) must not drive GMRES(30) past them.
+    const std::vector<matrix_data<double>> items{larch::test::tridiagonal<double>(3)};
+    auto a = larch::share(larch::batch::Csr<double>::create(ref, items));
+    const auto b = Vector<double>::create(ref, {3}, 1, {1.0, 1.0, 1.0});
+    auto x = zeros(items);
+    auto solver = larch::batch::Gmres<double>::build().with_tolerance(1e-100).on(ref)->generate(a);
+
+    solver->apply(*b, *x);
+
+    // cond(A) is 5.8, so rounding leaves errors of a few eps
+    EXPECT_LE(solver->get_result().get_residual_norm(0), 1e-14);
+    const std::vector<double> expected{1.5, 2.0, 1.5};
+    const auto solution = x->copy_item_to_host(0);
+    for (size_type r = 0; r < expected.size(); ++r) {
+        EXPECT_NEAR(solution[r], expected[r], 1e-14) << "row " << r;
+    }
+}
+
 TEST(BatchGmresReference, GivesEveryItemOfAMixedBatchItsOwnStatus)
 {
     MixedBatch batch;

@@ -276,6 +276,10 @@ struct GmresMethod {
         T* g = sines + m;
         const auto basis = [&](int k) { return item.vector(1 + k); };
         const auto h = [&](int row, int col) -> T& { return hessenberg[row + col * (m + 1)]; };
+        // A Krylov space cannot grow past the item's order: on an item smaller than m, the steps after the
+        // n-th orthogonalize rounding noise, and their nearly singular H gave y of 1e31 whose sum cancelled
+        // x back to 0 (tolerance 1e-100, order 3). The single-system Gmres caps its restart the same way.
+        const int cycle_length = m < item.rows() ? m : item.rows();
         while (iterations < criterion.max_iterations) {
             const T beta = std::sqrt(item.dot(r, r));
             T* v0 = basis(0);
@@ -285,7 +289,7 @@ struct GmresMethod {
             });
             int columns = 0;
             ItemStatus stop = ItemStatus::max_iterations;
-            for (int j = 0; j < m && iterations < criterion.max_iterations; ++j) {
+            for (int j = 0; j < cycle_length && iterations < criterion.max_iterations; ++j) {
                 item.precondition(basis(j), z);
                 item.spmv(z, w, ReadBy::dot);
                 for (int i = 0; i <= j; ++i) {
