@@ -546,6 +546,27 @@ TEST(BatchGmresReference, GivesEveryItemOfAMixedBatchItsOwnStatus)
     check_mixed<larch::batch::Gmres<double>>(batch, 12);
 }
 
+TEST(BatchCgReference, ReportsAnItemWhoseSolutionOverflowsInItsOwnScaleAsNonFinite)
+{
+    // b_i = (1e308, 1e308) is solved scaled down by a power of two; x_0 = b_0 / 0.5 = 2e308 exceeds the largest
+    // double once scaled back, x_1 = b_1 / 2 = 5e307 does not.
+    const std::vector<matrix_data<double>> items{diagonal({0.5, 0.5}), diagonal({2.0, 2.0})};
+    auto a = larch::share(larch::batch::Csr<double>::create(ref, items));
+    const auto b = Vector<double>::create(ref, {2, 2}, 1, std::vector<double>(4, 1e308));
+    auto x = zeros(items);
+    auto solver = larch::batch::Cg<double>::build().with_tolerance(1e-10).on(ref)->generate(a);
+
+    solver->apply(*b, *x);
+
+    const auto result = solver->get_result();
+    EXPECT_EQ(result.get_status(0), ItemStatus::non_finite);
+    EXPECT_EQ(result.get_residual_norm(0), std::numeric_limits<double>::infinity());
+    EXPECT_EQ(result.get_status(1), ItemStatus::converged);
+    for (const double entry : x->copy_item_to_host(1)) {
+        EXPECT_DOUBLE_EQ(entry, 5e307);
+    }
+}
+
 TEST(BatchCgReference, HonoursOneToleranceOrOnePerItemRelativeOrAbsolute)
 {
     const auto item = larch::test::laplacian_2d<double>(8);

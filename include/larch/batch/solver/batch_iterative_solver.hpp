@@ -177,13 +177,15 @@ enum class KrylovMethod { cg, bicgstab, gmres };
  * Right-hand sides of any finite magnitude: an item whose largest |b_i| lies outside 1e-77..1e77 (double;
  * 2.3e-10..4.3e9 in float), where the methods' sums of squares could underflow or overflow, is solved as
  * A_i (s_i x_i) = s_i b_i with s_i a power of two that brings that entry into [1, 2); residual norms,
- * thresholds and histories are reported in the item's own scale. Other items run unscaled.
+ * thresholds and histories are reported in the item's own scale; one whose solution overflows in that scale
+ * (|x_i| beyond the largest T) is reported non_finite. Other items run unscaled.
  *
  * apply() runs the whole solve as one kernel (CUDA/HIP: one launch, one thread block per item, no host
  * synchronization between iterations; reference: items one after the other; omp: items in parallel) and
  * then copies the per-item results to the host once: get_result(), and every attached logger. Before it,
  * one pass over b finds the scales above (one small copy to the host); only when an item needs scaling
- * do a scaled copy of b and two passes over x follow.
+ * do a scaled copy of b and two passes over x follow, and the items scaled down are copied to the host to
+ * check their x_i for overflow.
  * Takes batch::Csr, batch::Coo and batch::Ell with square items; b and x with one column.
  *
  * Thread safety: apply may run from several threads at once (with distinct x); get_result() is the result
