@@ -2,7 +2,7 @@
 // (cond_inf of each item) and solved (Gauss-Huard) on one executor; one item is singular on purpose and is
 // reported by index instead of stopping the batch. Checks every solved item against A_i x_i = b_i on the host.
 //
-// Usage: variable_batch [executor]   (exits 1 if a regular item is solved inaccurately)
+// Usage: variable_batch [executor]   (exits 1 if a regular item is solved inaccurately, 2 on a bad argument)
 #include <algorithm>
 #include <cmath>
 #include <iostream>
@@ -21,8 +21,12 @@ int main(int argc, char** argv)
 try {
     if (argc > 1 && (std::string{argv[1]} == "--help" || std::string{argv[1]} == "-h")) {
         std::cout << "usage: variable_batch [executor]   (default: the best of this machine; exits 1 if a regular "
-                     "item is solved inaccurately)\n";
+                     "item is solved inaccurately, 2 on a bad argument)\n";
         return 0;
+    }
+    if (argc > 2) {
+        std::cerr << "variable_batch: unexpected argument '" << argv[2] << "' (the program takes an executor only)\n";
+        return 2;
     }
     const auto exec = larch::make_executor(argc > 1 ? argv[1] : larch::best_available_executor_name());
 
@@ -95,7 +99,7 @@ try {
     const bool singular_found = singular.size() == 1 && singular[0] == 3 && std::isinf(numbers[3]);
     return wrong == 0 && singular_found ? 0 : 1;
 } catch (const std::exception& error) {
-    // A bad executor name or a missing matrix folder: a message, not std::terminate.
+    // A bad executor name: a message, not std::terminate.
     std::cerr << "variable_batch: " << error.what() << "\n";
     return 2;
 }
