@@ -567,6 +567,28 @@ TEST(BatchCgReference, ReportsAnItemWhoseSolutionOverflowsInItsOwnScaleAsNonFini
     }
 }
 
+TEST(BatchCgReference, ReportsTheAbsoluteToleranceOfAnItemSolvedScaledAsItsThreshold)
+{
+    // b_0 of 1e-300 is solved scaled up by 2^996, b_1 of 1e300 scaled down by 2^-997: the tolerances scaled with
+    // them overflow (1e10 2^996) and underflow (1e-30 2^-997), the thresholds reported may not.
+    const std::vector<matrix_data<double>> items{diagonal({2.0, 2.0}), diagonal({2.0, 2.0})};
+    auto a = larch::share(larch::batch::Csr<double>::create(ref, items));
+    const auto b = Vector<double>::create(ref, {2, 2}, 1, {1e-300, 1e-300, 1e300, 1e300});
+    auto x = zeros(items);
+    auto solver = larch::batch::Cg<double>::build()
+                      .with_tolerance_type(larch::batch::ToleranceType::absolute)
+                      .with_item_tolerances({1e10, 1e-30})
+                      .on(ref)
+                      ->generate(a);
+
+    solver->apply(*b, *x);
+
+    const auto result = solver->get_result();
+    EXPECT_EQ(result.get_threshold(0), 1e10);
+    EXPECT_EQ(result.get_threshold(1), 1e-30);
+    EXPECT_EQ(result.get_status(0), ItemStatus::converged);
+}
+
 TEST(BatchCgReference, HonoursOneToleranceOrOnePerItemRelativeOrAbsolute)
 {
     const auto item = larch::test::laplacian_2d<double>(8);

@@ -252,12 +252,14 @@ void BatchIterativeSolver<T>::apply_impl(const Vector<T>& b, Vector<T>& x) const
     // A_i (s_i x_i) = s_i b_i, s_i a power of two; the results are taken back to its scale below.
     const auto scales = right_hand_side_scales(exec, b);
     const bool scaled = std::any_of(scales.begin(), scales.end(), [](T scale) { return scale != T{1}; });
-    if (scaled && parameters_.tolerance_type == ToleranceType::absolute) {
+    const bool absolute = parameters_.tolerance_type == ToleranceType::absolute;
+    auto scaled_tolerances = tolerances;
+    if (scaled && absolute) {
         for (size_type item = 0; item < num_items; ++item) {
-            tolerances[item] *= scales[item];
+            scaled_tolerances[item] *= scales[item];
         }
     }
-    array<T> item_tolerances{exec, tolerances.begin(), tolerances.end()};
+    array<T> item_tolerances{exec, scaled_tolerances.begin(), scaled_tolerances.end()};
     array<std::int32_t> history_slots{exec, slots.begin(), slots.end()};
     array<T> history{exec, unset_history.begin(), unset_history.end()};
     array<std::int32_t> statuses{exec, num_items};
@@ -277,7 +279,7 @@ void BatchIterativeSolver<T>::apply_impl(const Vector<T>& b, Vector<T>& x) const
                                   block_jacobi_ ? block_jacobi_->item_matched.get_const_data() : nullptr};
     const SolveSettings settings{method_,
                                  parameters_.preconditioner,
-                                 parameters_.tolerance_type == ToleranceType::absolute,
+                                 absolute,
                                  max_iterations,
                                  static_cast<int>(parameters_.max_residual_replacements),
                                  static_cast<int>(krylov_dim_),
@@ -304,7 +306,9 @@ void BatchIterativeSolver<T>::apply_impl(const Vector<T>& b, Vector<T>& x) const
         for (size_type item = 0; item < num_items; ++item) {
             inverse_scales[item] = T{1} / scales[item];  // exact: a power of two
             host_norms[item] *= inverse_scales[item];
-            host_thresholds[item] *= inverse_scales[item];
+            // s_i tol_i scaled back is not tol_i where it overflowed or underflowed (tol_i = 1e10 for b_i of
+            // 1e-300 gave inf)
+            host_thresholds[item] = absolute ? tolerances[item] : host_thresholds[item] * inverse_scales[item];
         }
         for (size_type slot = 0; slot < tracked.size(); ++slot) {
             const auto row = host_history.begin() + static_cast<std::ptrdiff_t>(slot * history_length);
