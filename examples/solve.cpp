@@ -48,10 +48,13 @@ const char* usage =
     "With --config the solver and its preconditioner come from the file: --solver, --block-size, --algorithm,\n"
     "--adaptive-precision and --no-preconditioner are rejected. --tolerance, --max-iterations, --divergence and\n"
     "--stagnation give the criteria of a file without \"criteria\" and are rejected with one that has them.\n"
-    "A matrix file and --generate or --size are rejected together, and so is any flag given twice.\n";
+    "A matrix file and --generate or --size are rejected together, --block-size, --algorithm and\n"
+    "--adaptive-precision with --no-preconditioner, and any flag given twice.\n";
 
-// The flags that describe the solver (and so cannot be combined with --config), and those that describe its
+// The flags that set up the block-Jacobi preconditioner (and so cannot be combined with --no-preconditioner),
+// those that describe the solver (and so cannot be combined with --config), and those that describe its
 // stopping criteria (which cannot be combined with a --config file that has "criteria").
+const std::vector<std::string> preconditioner_flags{"--block-size", "--algorithm", "--adaptive-precision"};
 const std::vector<std::string> solver_flags{"--solver", "--block-size", "--algorithm", "--adaptive-precision",
                                             "--no-preconditioner"};
 const std::vector<std::string> criteria_flags{"--tolerance", "--max-iterations", "--divergence", "--stagnation"};
@@ -166,6 +169,11 @@ Settings parse_arguments(int argc, char** argv)
     if (!settings.config_file.empty() && !solver_flag.empty()) {
         throw BadInput(__FILE__, __LINE__, solver_flag + " cannot be combined with --config: the solver and its "
                                            "preconditioner come from the file");
+    }
+    const auto preconditioner_flag = first_given(settings, preconditioner_flags);
+    if (!settings.preconditioner && !preconditioner_flag.empty()) {
+        throw BadInput(__FILE__, __LINE__, preconditioner_flag + " cannot be combined with --no-preconditioner: there "
+                                           "is no block-Jacobi preconditioner for it to set up");
     }
     return settings;
 }
