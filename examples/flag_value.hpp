@@ -11,6 +11,8 @@
 #include <limits>
 #include <string>
 #include <type_traits>
+#include <utility>
+#include <vector>
 
 #include <larch/base/exception.hpp>
 
@@ -75,6 +77,25 @@ inline std::string next_flag_value(int argc, char** argv, int& i, const std::str
         throw BadInput(__FILE__, __LINE__, std::string{"flag "} + argv[i] + " needs a value" + hint);
     }
     return argv[++i];
+}
+
+/**
+ * Adds to `error`, thrown by the library's reader for a solver description built from command-line flags, the
+ * flag that set the field it names ("--block-size: solver config: /preconditioner/max_block_size: ..."), so that
+ * the message names what was typed. `flag_of_field` pairs a field's JSON path with its flag; a message naming
+ * none of the fields is left as it is.
+ */
+inline void name_the_flag_of_its_field(BadInput& error,
+                                       const std::vector<std::pair<std::string, std::string>>& flag_of_field)
+{
+    for (const auto& [field, flag] : flag_of_field) {
+        // the reader writes "solver config: <path>: <problem>"; the blank and colon keep "/type" from matching
+        // "/preconditioner/type"
+        if (error.get_message().find(" " + field + ":") != std::string::npos) {
+            error.add_context(flag + ": ");
+            return;
+        }
+    }
 }
 
 }  // namespace examples

@@ -13,8 +13,11 @@
 #include <filesystem>
 #include <fstream>
 #include <iostream>
+#include <iterator>
+#include <memory>
 #include <sstream>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include <nlohmann/json.hpp>
@@ -252,6 +255,35 @@ nlohmann::json solver_description(const Settings& settings)
     return description;
 }
 
+/// The flag that sets each field of a description built from the flags, so that a message of the library's
+/// reader about the field can name the flag.
+const std::vector<std::pair<std::string, std::string>> flag_of_field{
+    {"/type", "--solver"},
+    {"/criteria/max_iterations", "--max-iterations"},
+    {"/criteria/relative_residual", "--tolerance"},
+    {"/criteria/divergence", "--divergence"},
+    {"/preconditioner/max_block_size", "--block-size"},
+    {"/preconditioner/algorithm", "--algorithm"}};
+
+/// The solver factory of `description`; a BadInput about a field that a flag given set names that flag.
+std::unique_ptr<solver::SolverFactory<double>> create_solver_factory(const nlohmann::json& description,
+                                                                    const Settings& settings,
+                                                                    std::shared_ptr<const Executor> exec)
+{
+    try {
+        return config::create_solver_factory<double>(description, std::move(exec));
+    } catch (BadInput& error) {
+        // A flag not given set nothing: its field, if any, came from the --config file.
+        std::vector<std::pair<std::string, std::string>> given;
+        std::copy_if(flag_of_field.begin(), flag_of_field.end(), std::back_inserter(given),
+                     [&](const auto& field_and_flag) {
+                         return !first_given(settings, {field_and_flag.second}).empty();
+                     });
+        examples::name_the_flag_of_its_field(error, given);
+        throw;
+    }
+}
+
 }  // namespace
 
 int main(int argc, char** argv)
@@ -277,7 +309,7 @@ int main(int argc, char** argv)
 
         const auto description = solver_description(settings);
         auto logger = log::Convergence::create(false);
-        auto solver = config::create_solver_factory<double>(description, exec)->generate(a);
+        auto solver = create_solver_factory(description, settings, exec)->generate(a);
         solver->add_logger(logger);
         solver->apply(b, x);
 

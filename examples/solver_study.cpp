@@ -215,12 +215,7 @@ std::vector<StudyCase> create_study_cases(const Settings& settings, std::shared_
             try {
                 config::create_solver_factory<double>(description, exec);
             } catch (BadInput& error) {
-                for (const auto& [field, flag] : flag_of_field) {
-                    if (error.get_message().find(field) != std::string::npos) {
-                        error.add_context(flag + ": ");
-                        break;
-                    }
-                }
+                examples::name_the_flag_of_its_field(error, flag_of_field);
                 throw;
             }
             study_cases.push_back({solver_case, block_size, std::move(description)});
