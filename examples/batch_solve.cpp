@@ -30,7 +30,8 @@ namespace {
 
 const char* const usage =
     "usage: batch_solve [executor] [--solver bicgstab|cg|gmres] [--jacobi] [--tolerance t]\n"
-    "                   [--max-iterations n] (--generate N | file.mtx ...)\n";
+    "                   [--max-iterations n] (--generate N | file.mtx ...)\n"
+    "Each flag is given at most once.\n";
 
 struct Options {
     bool help = false;
@@ -93,9 +94,13 @@ std::unique_ptr<larch::batch::BatchIterativeSolver<double>> make_solver(
 /// False, after a message naming the offending argument, if the arguments are not a valid command line.
 bool parse(int argc, char** argv, Options& options)
 try {
+    std::vector<std::string> flags;
     for (int i = 1; i < argc; ++i) {
         const std::string arg = argv[i];
         auto value = [&] { return larch::examples::next_flag_value(argc, argv, i); };
+        if (arg.rfind("--", 0) == 0) {
+            flags.push_back(arg);
+        }
         if (arg == "--help" || arg == "-h") {
             options.help = true;
             return true;
@@ -122,6 +127,7 @@ try {
                                   "unexpected argument '" + arg + "' (matrix files are named *.mtx)");
         }
     }
+    larch::examples::reject_repeated_flags(flags);
     if ((options.generate > 0) == !options.files.empty()) {
         throw larch::BadInput(__FILE__, __LINE__,
                               "the items come from --generate N (N >= 1) or from .mtx files, one of the two");

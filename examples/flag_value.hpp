@@ -3,6 +3,7 @@
 // here each of those is a BadInput naming the flag, or (1e-310) the number.
 #pragma once
 
+#include <algorithm>
 #include <cctype>
 #include <cmath>
 #include <cstddef>
@@ -77,6 +78,17 @@ inline std::string next_flag_value(int argc, char** argv, int& i, const std::str
         throw BadInput(__FILE__, __LINE__, std::string{"flag "} + argv[i] + " needs a value" + hint);
     }
     return argv[++i];
+}
+
+/// Throws BadInput naming the first flag that `flags` (the flags given, in order) holds twice: a second value
+/// would silently replace the first.
+inline void reject_repeated_flags(const std::vector<std::string>& flags)
+{
+    for (auto flag = flags.begin(); flag != flags.end(); ++flag) {
+        if (std::find(flag + 1, flags.end(), *flag) != flags.end()) {
+            throw BadInput(__FILE__, __LINE__, *flag + " is given twice; give it once");
+        }
+    }
 }
 
 /**

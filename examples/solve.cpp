@@ -158,11 +158,7 @@ Settings parse_arguments(int argc, char** argv)
             throw BadInput(__FILE__, __LINE__, "unexpected argument '" + arg + "'\n" + usage);
         }
     }
-    for (auto flag = settings.flags.begin(); flag != settings.flags.end(); ++flag) {
-        if (std::find(flag + 1, settings.flags.end(), *flag) != settings.flags.end()) {
-            throw BadInput(__FILE__, __LINE__, *flag + " is given twice; give it once");
-        }
-    }
+    examples::reject_repeated_flags(settings.flags);
     const auto generator_flag = first_given(settings, generator_flags);
     if (!settings.matrix_file.empty() && !generator_flag.empty()) {
         throw BadInput(__FILE__, __LINE__, generator_flag + " cannot be combined with the matrix file " +
