@@ -409,9 +409,11 @@ typename IterativeSolver<T>::ColumnSolve IterativeSolver<T>::begin_column(size_t
         return solve;
     }
     status.initial_residual_norm = residual_norm;
-    // The criteria speak in the user's scale (an absolute tolerance), the solve in its own.
-    const auto threshold = criteria_.get_threshold(status.rhs_norm * report_scale, residual_norm * report_scale);
-    status.threshold = threshold < 0 ? threshold : threshold / report_scale;
+    // The criteria speak in the user's scale (an absolute tolerance), the solve in its own. The status keeps
+    // the user's threshold: the solve's, taken back, is not it where it overflowed or underflowed (an absolute
+    // tolerance of 1e10 for b of 1e-300 read as inf).
+    status.threshold = criteria_.get_threshold(status.rhs_norm * report_scale, residual_norm * report_scale);
+    const auto solve_threshold = status.threshold < 0 ? status.threshold : status.threshold / report_scale;
     for (const auto& logger : loggers_) {
         logger->on_iteration(column, 0, residual_norm * report_scale);
     }
@@ -421,7 +423,7 @@ typename IterativeSolver<T>::ColumnSolve IterativeSolver<T>::begin_column(size_t
         return solve;
     }
     solve.monitor =
-        std::make_unique<IterationMonitor>(criteria_, status.threshold, residual_norm, column, loggers_, report_scale);
+        std::make_unique<IterationMonitor>(criteria_, solve_threshold, residual_norm, column, loggers_, report_scale);
     solve.residual_norm = residual_norm;
     if (solve.monitor->meets_threshold(residual_norm)) {
         finish(solve, stop::Reason::converged, "the initial guess meets the tolerance", residual_norm);
@@ -471,7 +473,7 @@ void IterativeSolver<T>::end_iterate(ColumnSolve& solve, const IterationOutcome&
         return finish(solve, stop::Reason::residual_gap,
                       "the recursive residual met the tolerance but the true residual " +
                           detail::number_text(residual_norm * solve.report_scale) + " exceeds " +
-                          detail::number_text(status.threshold * solve.report_scale) +
+                          detail::number_text(status.threshold) +
                           " after " + std::to_string(status.residual_replacements) +
                           " restarts from the true residual",
                       residual_norm);
@@ -486,9 +488,6 @@ void IterativeSolver<T>::report_column_end(ColumnSolve& solve, double seconds) c
     status.rhs_norm *= solve.report_scale;
     status.initial_residual_norm *= solve.report_scale;
     status.residual_norm *= solve.report_scale;
-    if (status.threshold >= 0) {
-        status.threshold *= solve.report_scale;
-    }
     for (const auto& logger : loggers_) {
         logger->on_column_end(solve.column, solve.status, seconds);
     }

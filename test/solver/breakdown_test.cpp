@@ -314,6 +314,36 @@ TEST_P(RightHandSideScale, ScaledColumnsLogAndMeetAbsoluteTolerancesInTheirOwnSc
     }
 }
 
+TEST_P(RightHandSideScale, ReportsTheAbsoluteToleranceOfAColumnSolvedScaledAsItsThreshold)
+{
+    // The tolerance taken to the solve's scale and back over- or underflows here: 1e10 times s of about
+    // 1e300 for b of 1e-300 (next to an unscaled column of ones), 1e-30 times s of about 1e-300 for b of 1e300.
+    const auto [exec_name, kind] = GetParam();
+    LARCH_EXECUTOR_OR_SKIP(exec, exec_name);
+    auto a = larch::share(Csr::create(exec, larch::generate::tridiagonal<double>(5)));
+    const auto solve = [&](double tolerance, std::vector<double> b_values, size_t cols) {
+        larch::test::SolverSetup setup;
+        setup.criteria = {larch::stop::max_iterations(20), larch::stop::absolute_residual(tolerance)};
+        setup.logger = larch::log::Convergence::create();
+        auto solver = larch::test::make_solver<double>(kind, exec, a, setup);
+        auto b = Dense::create(exec, larch::dim2{5, cols},
+                               larch::array<double>{exec, b_values.begin(), b_values.end()}, cols);
+        auto x = Dense::create(exec, larch::dim2{5, cols});
+        x->fill(0.0);
+        solver->apply(b, x);
+        const auto& logger = static_cast<const larch::log::Convergence&>(*setup.logger);
+        for (size_t col = 0; col < cols; ++col) {
+            EXPECT_EQ(solver->get_status(col).threshold, tolerance) << "column " << col;
+            EXPECT_EQ(logger.get_status(col).threshold, tolerance) << "column " << col;
+        }
+        return solver->get_statuses();
+    };
+    const auto tiny = solve(1e10, {1, 1e-300, 1, 1e-300, 1, 1e-300, 1, 1e-300, 1, 1e-300}, 2);
+    EXPECT_EQ(tiny[1].reason, Reason::converged) << tiny[1].message;
+    const auto huge = solve(1e-30, std::vector<double>(5, 1e300), 1);
+    EXPECT_NE(huge[0].reason, Reason::converged) << huge[0].message;
+}
+
 INSTANTIATE_TEST_SUITE_P(
     AllExecutors, RightHandSideScale,
     ::testing::Combine(::testing::ValuesIn(larch::test::executor_names()),

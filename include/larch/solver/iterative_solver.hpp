@@ -257,8 +257,9 @@ protected:
     void compute_residual(const vector_type& b, const vector_type& x, vector_type& r) const;
 
     /// The driver's record of one right-hand side: its status so far and, while it still iterates, its
-    /// monitor (null once the column is finished) and the norm of r = b - A x. Its norms are the solve's;
-    /// report_scale takes them to the user's (1 / s for a column solved scaled by s).
+    /// monitor (null once the column is finished) and the norm of r = b - A x. Its norms are the solve's
+    /// (its status's threshold is the user's from the start); report_scale takes them to the user's (1 / s
+    /// for a column solved scaled by s).
     struct ColumnSolve {
         size_type column = 0;
         stop::Status status;
