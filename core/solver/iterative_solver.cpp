@@ -482,6 +482,37 @@ void IterativeSolver<T>::end_iterate(ColumnSolve& solve, const IterationOutcome&
 }
 
 template <typename T>
+void IterativeSolver<T>::finish_columns_overflowing_in_their_scale(const vector_type& x,
+                                                                   std::vector<ColumnSolve>& columns) const
+{
+    if (std::none_of(columns.begin(), columns.end(), [](const ColumnSolve& solve) { return solve.report_scale > 1; })) {
+        return;
+    }
+    std::vector<T> report_scales(columns.size());
+    std::vector<T> scales(columns.size());
+    for (const auto& solve : columns) {
+        report_scales[solve.column] = static_cast<T>(solve.report_scale);
+        scales[solve.column] = T{1} / report_scales[solve.column];  // exact: a power of two
+    }
+    // Taken to the user's scale and back, x is itself where that is finite and Inf where it overflowed. In a
+    // column scaled down (s <= 2^-256 in double) the norm of x, a scaled sum of squares, is then finite exactly
+    // where no entry overflowed.
+    const auto& exec = this->get_executor();
+    auto round_trip = x.clone_dense(exec);
+    round_trip->scale(array<T>{exec, report_scales.begin(), report_scales.end()});
+    round_trip->scale(array<T>{exec, scales.begin(), scales.end()});
+    const auto norms = round_trip->compute_norm2();
+    for (auto& solve : columns) {
+        if (solve.report_scale > 1 && !std::isfinite(norms[solve.column]) &&
+            solve.status.reason != stop::Reason::non_finite) {
+            finish(solve, stop::Reason::non_finite,
+                   "the solution overflows when taken back to the right-hand side's scale",
+                   std::numeric_limits<double>::infinity());
+        }
+    }
+}
+
+template <typename T>
 void IterativeSolver<T>::report_column_end(ColumnSolve& solve, double seconds) const
 {
     auto& status = solve.status;
@@ -528,6 +559,7 @@ void ColumnsTogetherSolver<T>::solve(const vector_type& b, vector_type& x, std::
             }
         }
     }
+    this->finish_columns_overflowing_in_their_scale(x, columns);
     this->get_executor()->synchronize();
     const auto seconds = seconds_since(start);
     for (size_type col = 0; col < cols; ++col) {

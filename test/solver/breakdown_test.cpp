@@ -344,6 +344,37 @@ TEST_P(RightHandSideScale, ReportsTheAbsoluteToleranceOfAColumnSolvedScaledAsIts
     EXPECT_NE(huge[0].reason, Reason::converged) << huge[0].message;
 }
 
+TEST_P(RightHandSideScale, ReportsAColumnWhoseSolutionOverflowsInItsOwnScaleAsNonFinite)
+{
+    // A = tridiag(-1, 2, -1) of order 5 and b = beta 1 give x = beta [2.5 4 4.5 4 2.5]: finite for beta = 3e307
+    // (1.35e308 at most), beyond the largest double for beta = 7e307, which the solve scaled down meets.
+    const auto [exec_name, kind] = GetParam();
+    LARCH_EXECUTOR_OR_SKIP(exec, exec_name);
+    auto a = larch::share(Csr::create(exec, larch::generate::tridiagonal<double>(5)));
+    larch::test::SolverSetup setup;
+    setup.criteria = {larch::stop::max_iterations(100), larch::stop::relative_residual(1e-10)};
+    auto logger = larch::log::Convergence::create();
+    setup.logger = logger;
+    auto solver = larch::test::make_solver<double>(kind, exec, a, setup);
+    const std::vector<double> betas{1, 3e307, 7e307};
+    std::vector<double> b_values;
+    for (size_t row = 0; row < 5; ++row) {
+        b_values.insert(b_values.end(), betas.begin(), betas.end());
+    }
+    auto b = Dense::create(exec, larch::dim2{5, 3}, larch::array<double>{exec, b_values.begin(), b_values.end()}, 3);
+    auto x = Dense::create(exec, larch::dim2{5, 3});
+    x->fill(0.0);
+    solver->apply(b, x);
+    for (size_t col = 0; col < 2; ++col) {
+        EXPECT_EQ(solver->get_status(col).reason, Reason::converged) << solver->get_status(col).message;
+    }
+    const auto& status = solver->get_status(2);
+    EXPECT_EQ(status.reason, Reason::non_finite) << status.message;
+    EXPECT_EQ(status.residual_norm, inf);
+    EXPECT_EQ(logger->get_status(2).reason, Reason::non_finite);
+    EXPECT_EQ(x->copy_to_host()[2 * 3 + 2], inf);
+}
+
 INSTANTIATE_TEST_SUITE_P(
     AllExecutors, RightHandSideScale,
     ::testing::Combine(::testing::ValuesIn(larch::test::executor_names()),
