@@ -27,7 +27,8 @@ public:
     struct parameters_type;
     using Factory = BatchSolverFactory<Gmres, parameters_type>;
     struct parameters_type : batch_solver_parameters<parameters_type, Factory> {
-        /// The restart length m (1..1000).
+        /// The restart length m (1..1000); an item of fewer rows restarts after as many steps as it has rows,
+        /// the most its Krylov space can grow.
         size_type krylov_dim = 30;
         parameters_type& with_krylov_dim(size_type dim)
         {
