@@ -266,7 +266,9 @@ void BlockJacobi<V, I>::throw_singular_block(size_type block) const
     }
     LARCH_THROW(BadInput, "BlockJacobi::generate: diagonal block " + std::to_string(block) + " (" + rows +
                               ") is singular or numerically singular (condition number " +
-                              std::to_string(static_cast<double>(cond[block])) + "); on_singular_block = throw_error");
+                              detail::number_text(static_cast<double>(cond[block])) + ", numerically singular above " +
+                              detail::number_text(kernels::block_jacobi_rules::singular_condition_bound<V>(end - first)) +
+                              "); on_singular_block = throw_error");
 }
 
 template <typename V, typename I>

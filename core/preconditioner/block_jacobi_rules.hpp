@@ -81,13 +81,19 @@ struct BlockChoice {
  * blocks (`failed`: a nonzero info; a condition number above 1 / (n eps) or not finite; a non-finite norm of
  * the stored values) become `diagonal` in the working precision.
  */
+/// The condition number above which a block of n rows in working precision V counts as numerically singular.
+template <typename V>
+LARCH_HOST_DEVICE double singular_condition_bound(std::int64_t n)
+{
+    return 1.0 / (static_cast<double>(n) * std::numeric_limits<V>::epsilon());
+}
+
 template <typename V>
 LARCH_HOST_DEVICE BlockChoice choose_storage(std::int64_t n, double cond, bool failed, double stored_norm,
                                              std::uint8_t block_kind, bool adaptive, double accuracy)
 {
     constexpr std::uint8_t working = working_precision<V>();
-    const double singular_bound = 1.0 / (static_cast<double>(n) * std::numeric_limits<V>::epsilon());
-    if (failed || !(cond <= singular_bound) || !std::isfinite(stored_norm)) {
+    if (failed || !(cond <= singular_condition_bound<V>(n)) || !std::isfinite(stored_norm)) {
         return {block_jacobi_storage::diagonal, working};
     }
     BlockChoice choice{block_kind, working};
