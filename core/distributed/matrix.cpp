@@ -34,12 +34,13 @@ std::unique_ptr<Matrix<V, I>> Matrix<V, I>::create_from_local(std::shared_ptr<co
                                                              std::shared_ptr<const Partition> partition,
                                                              const matrix_data<V, I>& local_data)
 {
-    LARCH_ENSURE(exec, BadInput, "distributed::Matrix::create_from_local: the executor is null");
     LARCH_ENSURE(partition, BadInput, "distributed::Matrix::create_from_local: the partition is null");
     const auto n = partition->get_global_rows();
     const auto begin = partition->get_local_begin();
     const auto end = begin + partition->get_local_rows();
     partition->get_communicator()->check_on_every_process([&] {
+        // Inside the collective check: a null executor on one process must not leave the others waiting.
+        LARCH_ENSURE(exec, BadInput, "distributed::Matrix::create_from_local: the executor is null");
         LARCH_ENSURE(local_data.size == (dim2{n, n}), DimensionMismatch,
                      "distributed::Matrix::create_from_local: the data is " + to_string(local_data.size) +
                          " but the partition has " + std::to_string(n) + " global rows (a square matrix)");
@@ -147,6 +148,10 @@ std::unique_ptr<Matrix<V, I>> Matrix<V, I>::read_matrix_market(std::shared_ptr<c
             LARCH_ENSURE(data.size.rows == data.size.cols, DimensionMismatch,
                          "distributed::Matrix::read_matrix_market: " + path + " is " + to_string(data.size) +
                              ", not square");
+            LARCH_ENSURE(!partition || data.size.rows == partition->get_global_rows(), DimensionMismatch,
+                         "distributed::Matrix::read_matrix_market: " + path + " has " +
+                             std::to_string(data.size.rows) + " rows but the partition " +
+                             std::to_string(partition ? partition->get_global_rows() : 0));
         }
     });
     auto rows = static_cast<unsigned long long>(data.size.rows);

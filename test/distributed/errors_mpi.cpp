@@ -1,8 +1,8 @@
 // Bad input to the distributed module fails on every process with a clear exception, and no process is left
 // waiting: mismatched partitions, a vector of another partition, a process passing another size, column
 // count (to an apply, a vector reduction or a global vector) or root, a row a process does not own, an
-// unreadable file, a partition over another communicator, bad partition ranges. (A hang would end at the
-// ctest timeout.)
+// unreadable file, a file of another size than the partition, a null executor on one process, a partition
+// over another communicator, bad partition ranges. (A hang would end at the ctest timeout.)
 #include <gtest/gtest.h>
 
 #include <cmath>
@@ -262,6 +262,34 @@ TEST(DistributedErrors, ReadingWithAPartitionOverAnotherCommunicatorThrowsEveryw
         EXPECT_NE(message.find("another communicator"), std::string::npos) << message;
     }
     MPI_Comm_free(&reversed);
+}
+
+TEST(DistributedErrors, ReadingAFileWhoseRowsDifferFromThePartitionNamesTheFileEverywhere)
+{
+    const auto comm = world();
+    const auto path = matrix_path("bcsstk01");
+    if (path.empty()) {
+        GTEST_SKIP() << "bcsstk01.mtx is missing from " << LARCH_MATRICES_DIR;
+    }
+    // bcsstk01 has 48 rows; the partition 40.
+    const auto partition = distributed::Partition::create_uniform(comm, 40);
+    std::string message;
+    EXPECT_TRUE(throws_everywhere<DimensionMismatch>(
+        [&] { Matrix::read_matrix_market(make_executor("reference"), comm, path, partition); }, &message));
+    EXPECT_NE(message.find("bcsstk01.mtx has 48 rows but the partition 40"), std::string::npos) << message;
+}
+
+TEST(DistributedErrors, ANullExecutorOnOneProcessThrowsEverywhere)
+{
+    const auto comm = world();
+    const auto partition = make_partition(PartitionKind::uniform, n);
+    const auto exec = comm->rank() == comm->size() - 1 ? nullptr : make_executor("reference");
+    std::string message;
+    EXPECT_TRUE(throws_everywhere<BadInput>(
+        [&] { Matrix::create_from_global(exec, partition, generate::tridiagonal<double, std::int32_t>(n)); },
+        &message));
+    EXPECT_NE(message.find("the executor is null"), std::string::npos) << message;
+    expect_next_collective_works(make_executor("reference"), partition);
 }
 
 TEST(DistributedErrors, BadPartitionRangesThrowEverywhere)

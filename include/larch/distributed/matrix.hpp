@@ -65,15 +65,17 @@ public:
     /**
      * From each process's own rows (global row and column indices; data.size the global size).
      * Collective; throws on every process: DimensionMismatch when a process passes a size other than the
-     * partition's, BadInput for a row the process does not own or a column outside the matrix.
+     * partition's, BadInput for a null executor, a row the process does not own or a column outside the
+     * matrix. (A null partition throws BadInput on that process alone: it names no communicator to tell.)
      */
     static std::unique_ptr<Matrix> create_from_local(std::shared_ptr<const Executor> exec,
                                                      std::shared_ptr<const Partition> partition,
                                                      const matrix_data<V, I>& local_data);
     /**
      * From a Matrix Market file read by process 0 and scattered; with a null partition, a uniform one over
-     * `comm`. Collective; a file that cannot be read, or a partition over another communicator than `comm`
-     * (other processes, or the same ones in another order), throws BadInput on every process.
+     * `comm`. Collective; throws on every process: BadInput for a file that cannot be read, or a partition
+     * over another communicator than `comm` (other processes, or the same ones in another order);
+     * DimensionMismatch for a matrix that is not square or whose rows differ from the partition's.
      */
     static std::unique_ptr<Matrix> read_matrix_market(std::shared_ptr<const Executor> exec,
                                                       std::shared_ptr<const mpi::communicator> comm,
