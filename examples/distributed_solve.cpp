@@ -6,6 +6,7 @@
 // uses device k mod (devices on the node).
 #include <mpi.h>
 
+#include <algorithm>
 #include <chrono>
 #include <cstdio>
 #include <iostream>
@@ -69,6 +70,7 @@ int run(int argc, char** argv)
     std::string solver_name = "cg";
     std::string config_path;
     larch::size_type size = 20;
+    std::vector<std::string> flags;
     for (int i = 1; i < argc; ++i) {
         const std::string arg = argv[i];
         const auto value = [&] { return larch::examples::next_flag_value(argc, argv, i); };
@@ -79,6 +81,9 @@ int run(int argc, char** argv)
                 std::printf("%s", usage);
             }
             return 0;
+        }
+        if (arg == "--executor" || arg == "--solver" || arg == "--size" || arg == "--config") {
+            flags.push_back(arg);
         }
         if (arg == "--executor") {
             backend = value();
@@ -94,6 +99,15 @@ int run(int argc, char** argv)
             path = arg;
         }
     }
+    // Every process parses the same arguments, so each throws alike and none waits for another.
+    larch::examples::reject_repeated_flags(flags);
+    const auto given = [&](const std::string& flag) {
+        return std::find(flags.begin(), flags.end(), flag) != flags.end();
+    };
+    LARCH_ENSURE(path.empty() || !given("--size"), larch::BadInput,
+                 "--size cannot be combined with the matrix file " + path + ": it sizes the generated problem only");
+    LARCH_ENSURE(config_path.empty() || !given("--solver"), larch::BadInput,
+                 "--solver cannot be combined with --config: the solver and its preconditioner come from the file");
     const auto comm = larch::mpi::communicator::create(MPI_COMM_WORLD);
     // Each process picks its own executor (cuda:<local rank mod devices> for GPUs).
     const auto exec = larch::make_executor(larch::mpi::map_rank_to_executor(*comm, backend));
