@@ -65,52 +65,65 @@ std::unique_ptr<larch::solver::SolverFactory<double>> make_factory(const std::st
 
 int run(int argc, char** argv)
 {
+    const auto comm = larch::mpi::communicator::create(MPI_COMM_WORLD);
     std::string path;
     std::string backend = "omp";
     std::string solver_name = "cg";
     std::string config_path;
     larch::size_type size = 20;
-    std::vector<std::string> flags;
-    for (int i = 1; i < argc; ++i) {
-        const std::string arg = argv[i];
-        const auto value = [&] { return larch::examples::next_flag_value(argc, argv, i); };
-        if (arg == "--help" || arg == "-h") {
-            int rank = 0;
-            MPI_Comm_rank(MPI_COMM_WORLD, &rank);
-            if (rank == 0) {
-                std::printf("%s", usage);
+    int help = 0;
+    // mpirun may start the processes with different arguments (mpirun -np 1 A : -np 1 B): arguments that one
+    // process rejects end them all, not only that one.
+    comm->check_on_every_process([&] {
+        std::vector<std::string> flags;
+        for (int i = 1; i < argc; ++i) {
+            const std::string arg = argv[i];
+            const auto value = [&] { return larch::examples::next_flag_value(argc, argv, i); };
+            if (arg == "--help" || arg == "-h") {
+                help = 1;
+                return;
             }
-            return 0;
+            if (arg == "--executor" || arg == "--solver" || arg == "--size" || arg == "--config") {
+                flags.push_back(arg);
+            }
+            if (arg == "--executor") {
+                backend = value();
+            } else if (arg == "--solver") {
+                solver_name = value();
+            } else if (arg == "--size") {
+                size = larch::examples::flag_value<larch::size_type>(arg, value());
+            } else if (arg == "--config") {
+                config_path = value();
+            } else if (arg.rfind("-", 0) == 0 || !path.empty()) {
+                LARCH_THROW(larch::BadInput, "unexpected argument '" + arg + "'\n" + usage);
+            } else {
+                path = arg;
+            }
         }
-        if (arg == "--executor" || arg == "--solver" || arg == "--size" || arg == "--config") {
-            flags.push_back(arg);
+        larch::examples::reject_repeated_flags(flags);
+        const auto given = [&](const std::string& flag) {
+            return std::find(flags.begin(), flags.end(), flag) != flags.end();
+        };
+        LARCH_ENSURE(path.empty() || !given("--size"), larch::BadInput,
+                     "--size cannot be combined with the matrix file " + path +
+                         ": it sizes the generated problem only");
+        LARCH_ENSURE(config_path.empty() || !given("--solver"), larch::BadInput,
+                     "--solver cannot be combined with --config: the solver and its preconditioner come from the "
+                     "file");
+    });
+    // --help on any process prints the usage once and ends every process.
+    MPI_Allreduce(MPI_IN_PLACE, &help, 1, MPI_INT, MPI_MAX, comm->get());
+    if (help) {
+        if (comm->rank() == 0) {
+            std::printf("%s", usage);
         }
-        if (arg == "--executor") {
-            backend = value();
-        } else if (arg == "--solver") {
-            solver_name = value();
-        } else if (arg == "--size") {
-            size = larch::examples::flag_value<larch::size_type>(arg, value());
-        } else if (arg == "--config") {
-            config_path = value();
-        } else if (arg.rfind("-", 0) == 0 || !path.empty()) {
-            LARCH_THROW(larch::BadInput, "unexpected argument '" + arg + "'\n" + usage);
-        } else {
-            path = arg;
-        }
+        return 0;
     }
-    // Every process parses the same arguments, so each throws alike and none waits for another.
-    larch::examples::reject_repeated_flags(flags);
-    const auto given = [&](const std::string& flag) {
-        return std::find(flags.begin(), flags.end(), flag) != flags.end();
-    };
-    LARCH_ENSURE(path.empty() || !given("--size"), larch::BadInput,
-                 "--size cannot be combined with the matrix file " + path + ": it sizes the generated problem only");
-    LARCH_ENSURE(config_path.empty() || !given("--solver"), larch::BadInput,
-                 "--solver cannot be combined with --config: the solver and its preconditioner come from the file");
-    const auto comm = larch::mpi::communicator::create(MPI_COMM_WORLD);
-    // Each process picks its own executor (cuda:<local rank mod devices> for GPUs).
-    const auto exec = larch::make_executor(larch::mpi::map_rank_to_executor(*comm, backend));
+    // Each process picks its own executor (cuda:<local rank mod devices> for GPUs); one that cannot (no
+    // device on its node) ends them all.
+    std::shared_ptr<const larch::Executor> exec;
+    comm->check_on_every_process(
+        [&] { exec = larch::make_executor(larch::mpi::map_rank_to_executor(*comm, backend)); });
 
     const auto setup_start = std::chrono::steady_clock::now();
     // Process 0 reads (or generates) the matrix and scatters its rows; the partition is uniform.
