@@ -20,10 +20,16 @@ void check_same_everywhere(const mpi::communicator& comm, const char* context, c
     root_values.resize(root_count);
     LARCH_MPI_CHECK(MPI_Bcast(root_values.data(), static_cast<int>(root_count), MPI_UNSIGNED_LONG_LONG, 0, comm.get()));
     comm.check_on_every_process([&] {
-        const bool same = root_count == count && std::equal(values.begin(), values.end(), root_values.begin());
-        LARCH_ENSURE(same, BadInput,
-                     std::string{context} + ": process " + std::to_string(comm.rank()) +
-                         " passed other values than process 0 (every process must pass the same)");
+        const auto prefix = std::string{context} + ": process " + std::to_string(comm.rank()) + " passed ";
+        LARCH_ENSURE(root_count == count, BadInput,
+                     prefix + std::to_string(count) + " values but process 0 " + std::to_string(root_count) +
+                         " (every process must pass the same)");
+        const auto differs = std::mismatch(values.begin(), values.end(), root_values.begin());
+        const auto k = static_cast<size_type>(differs.first - values.begin());
+        LARCH_ENSURE(differs.first == values.end(), BadInput,
+                     prefix + (count > 1 ? "value " + std::to_string(k) + " = " : std::string{}) +
+                         std::to_string(values[k]) + " but process 0 " + std::to_string(root_values[k]) +
+                         " (every process must pass the same)");
     });
 }
 

@@ -89,7 +89,11 @@ TEST(DistributedErrors, AProcessPassingAnotherSizeThrowsEverywhere)
         std::string message;
         EXPECT_TRUE(throws_everywhere<BadInput>(
             [&] { distributed::Partition::create_uniform(comm, last ? n + 1 : n); }, &message));
-        EXPECT_NE(message.find("process " + std::to_string(comm->size() - 1)), std::string::npos) << message;
+        // The message names both sizes, not only that they differ.
+        EXPECT_NE(message.find("process " + std::to_string(comm->size() - 1) + " passed " + std::to_string(n + 1) +
+                               " but process 0 " + std::to_string(n)),
+                  std::string::npos)
+            << message;
     }
     // With one process too: matrix data or a vector of another size than the partition's.
     // Matrix data of another size on the last process.
@@ -317,7 +321,13 @@ TEST(DistributedErrors, BadPartitionRangesThrowEverywhere)
         offsets[p] = p * 3 + (comm->rank() == comm->size() - 1 && p == size ? 1 : 0);
     }
     if (comm->size() > 1) {
-        EXPECT_TRUE(throws_everywhere<BadInput>([&] { distributed::Partition::create_from_ranges(comm, offsets); }));
+        std::string message;
+        EXPECT_TRUE(throws_everywhere<BadInput>([&] { distributed::Partition::create_from_ranges(comm, offsets); },
+                                                &message));
+        EXPECT_NE(message.find("passed value " + std::to_string(size) + " = " + std::to_string(size * 3 + 1) +
+                               " but process 0 " + std::to_string(size * 3)),
+                  std::string::npos)
+            << message;
     }
 }
 
