@@ -9,7 +9,9 @@
 // item fit in shared memory (see SolverPolicy::shared_bytes), every item works on shared copies and
 // writes x_i back at the end. Otherwise (items of a few thousand rows, heterogeneous batches of large
 // items, or GMRES with a long restart) every item works in a global workspace of vectors x rows_i +
-// scalars values and on b_i and x_i in place; the kernels are the same, only the pointers differ.
+// scalars values and on b_i and x_i in place. Each kernel is compiled once per path, so that the shared
+// path's vector accesses are shared-memory loads and stores rather than generic ones (ncu, H200: the
+// generic loads of the one-kernel form sat on the long scoreboard with the matrix's).
 //
 // Two small kernels (a warp per item) serve the right-hand-side scaling of the solve's driver
 // (core/base/right_hand_side_scale.hpp): the per-item scales, and multiplying items by factors.
@@ -358,7 +360,7 @@ struct SolveOperands {
     const std::int64_t* work_order;
 };
 
-template <typename Team, typename Method, typename T, typename Batch>
+template <typename Team, typename Method, typename T, typename Batch, bool in_shared>
 __global__ void __launch_bounds__(Team::size * Team::items_per_block, Team::min_blocks_per_sm)
     solve_kernel(Batch a, ::larch::batch::SolveSettings settings, SolveOperands<T> operands,
                  ::larch::batch::SolveOutputs<T> outputs)
@@ -379,13 +381,22 @@ __global__ void __launch_bounds__(Team::size * Team::items_per_block, Team::min_
     const int num_vectors = Method::num_vectors(settings.krylov_dim) + (jacobi ? 1 : 0);
     const int num_scalars = Method::num_scalars(settings.krylov_dim);
     const std::int64_t offset = operands.offsets[index];
-    const bool in_shared = operands.global_workspace == nullptr;
-    T* workspace = in_shared ? reinterpret_cast<T*>(solver_storage) + Team::slot() * operands.shared_stride
-                             : operands.global_workspace + num_vectors * offset + num_scalars * index;
-    T* item_x = in_shared ? workspace + std::int64_t{num_vectors} * rows : operands.x + offset;
+    // The path is a template argument so that on the shared one the compiler sees every vector come from
+    // shared memory: shared loads and stores instead of generic ones, which may not alias the matrix.
+    T* workspace;
+    T* item_x;
+    T* scalars;
+    if constexpr (in_shared) {
+        workspace = reinterpret_cast<T*>(solver_storage) + Team::slot() * operands.shared_stride;
+        item_x = workspace + std::int64_t{num_vectors} * rows;
+        scalars = item_x + rows;
+    } else {
+        workspace = operands.global_workspace + num_vectors * offset + num_scalars * index;
+        item_x = operands.x + offset;
+        scalars = workspace + std::int64_t{num_vectors} * rows;
+    }
     const T* item_b = operands.b + offset;
-    T* scalars = in_shared ? item_x + rows : workspace + std::int64_t{num_vectors} * rows;
-    if (in_shared) {
+    if constexpr (in_shared) {
         for (int row = Team::rank(); row < rows; row += Team::size) {
             item_x[row] = operands.x[offset + row];
         }
@@ -419,7 +430,7 @@ __global__ void __launch_bounds__(Team::size * Team::items_per_block, Team::min_
         outputs.tolerances[index], settings.absolute_tolerance, settings.max_iterations,
         settings.max_residual_replacements, settings.krylov_dim, static_cast<T>(settings.kappa)};
     const auto outcome = item_algorithms::solve_item<Method>(item, criterion, item_b, item_x);
-    if (in_shared) {
+    if constexpr (in_shared) {
         for (int row = Team::rank(); row < rows; row += Team::size) {
             operands.x[offset + row] = item_x[row];
         }
@@ -446,7 +457,7 @@ __global__ void __launch_bounds__(Team::size * Team::items_per_block, Team::min_
 /// Jacobi. H200, 100,000 items of 1,024 rows, 128 threads -> 512 threads held to two blocks -> 256 held
 /// to four: CG + Jacobi 3-point 0.873 -> 0.767 -> 0.634 s, 5-point 0.147 -> 0.114 -> 0.107 s; BiCGSTAB +
 /// Jacobi 5-point 0.230 -> 0.203 -> 0.174 s; ELL CG 3-point 1.228 -> 0.820 -> 0.767 s. Four shapes only:
-/// each is a full set of kernels (methods x formats x precisions) in the build.
+/// each is a full set of kernels (methods x formats x precisions x the two paths) in the build.
 struct SolverPolicy {
     static constexpr int warp_item_rows = 32;
     static constexpr int packed_block_size = 128;
@@ -495,11 +506,13 @@ void launch_solve(const DefaultExecutor& exec, const Batch& view, size_type num_
         (settings.preconditioner == ::larch::batch::ItemPreconditioner::jacobi ? 1 : 0);
     const int num_scalars = Method::num_scalars(settings.krylov_dim);
     const auto values_per_item = static_cast<std::size_t>(num_vectors + 1) * max_rows + num_scalars;
-    const auto kernel = solve_kernel<Team, Method, T, Batch>;
+    const auto shared_path_kernel = solve_kernel<Team, Method, T, Batch, true>;
     LARCH_RT(FuncAttributes) attributes;
-    LARCH_DEVICE_CHECK(LARCH_RT(FuncGetAttributes)(&attributes, reinterpret_cast<const void*>(kernel)));
+    LARCH_DEVICE_CHECK(
+        LARCH_RT(FuncGetAttributes)(&attributes, reinterpret_cast<const void*>(shared_path_kernel)));
     const auto shared = SolverPolicy::shared_bytes<T>(exec, values_per_item, Team::items_per_block, min_rows,
                                                        max_rows, attributes.sharedSizeBytes);
+    const auto kernel = shared == 0 ? solve_kernel<Team, Method, T, Batch, false> : shared_path_kernel;
     array<T> global_workspace{exec.shared_from_this()};
     if (shared == 0) {
         global_workspace.resize_and_reset(static_cast<size_type>(num_vectors) * total_rows +
