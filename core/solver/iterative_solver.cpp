@@ -38,6 +38,42 @@ std::vector<T> right_hand_side_scales(const std::vector<T>& norms)
     return scales;
 }
 
+/// A column of finite entries whose 2-norm exceeds the largest T (b = 1e308 (1, 1, 1) in double) has an
+/// infinite norm, as a column holding Inf or NaN does. Its norm is measured again on the column times
+/// 2^-shift; where that norm m' is finite the column is finite, and it is solved scaled by s = 2^-e, e the
+/// binary exponent of ||b|| = 2^shift m' held to max_exponent - 1 so that 1 / s stays finite. `scales` and
+/// `scaled_norms` (s ||b||) of such columns are set; the other columns keep theirs.
+template <typename T>
+void scale_columns_whose_norm_overflows(const matrix::Dense<T>& b, std::vector<T>& scales,
+                                        std::vector<double>& scaled_norms)
+{
+    using limits = std::numeric_limits<T>;
+    constexpr int shift = limits::max_exponent / 2;
+    const auto overflows = [&](size_type column) { return !std::isfinite(scaled_norms[column]); };
+    std::vector<T> factors(scales.size(), T{1});
+    bool any = false;
+    for (size_type column = 0; column < scales.size(); ++column) {
+        if (overflows(column)) {
+            factors[column] = std::ldexp(T{1}, -shift);
+            any = true;
+        }
+    }
+    if (!any) {
+        return;
+    }
+    const auto& exec = b.get_executor();
+    auto shifted = b.clone_dense(exec);
+    shifted->scale(array<T>{exec, factors.begin(), factors.end()});
+    const auto shifted_norms = shifted->compute_norm2();
+    for (size_type column = 0; column < scales.size(); ++column) {
+        if (overflows(column) && std::isfinite(shifted_norms[column])) {
+            const int exponent = std::min(shift + std::ilogb(shifted_norms[column]), limits::max_exponent - 1);
+            scales[column] = std::ldexp(T{1}, -exponent);
+            scaled_norms[column] = std::ldexp(static_cast<double>(shifted_norms[column]), shift - exponent);
+        }
+    }
+}
+
 /// Sets to zero each column of r whose norm is NaN or Inf: such a column iterates no more, and zeros keep the
 /// block's products finite there.
 template <typename T>
@@ -312,11 +348,14 @@ void IterativeSolver<T>::apply_impl(const LinOp& b, LinOp& x) const
     // s a power of two (core/base/right_hand_side_scale.hpp); the others run as they are.
     // The norms of b, completed over a distributed solve's processes, serve the scaling and the criteria.
     const auto norms = num_columns == 0 ? std::vector<T>{} : dense_b.compute_norm2();
-    const auto scales = right_hand_side_scales(norms);
+    auto scales = right_hand_side_scales(norms);
     RightHandSides rhs{std::vector<double>(num_columns), std::vector<double>(num_columns)};
     for (size_type column = 0; column < num_columns; ++column) {
         // s is a power of two: s ||b|| is the norm of s b (but for rounding in b's subnormal entries).
         rhs.norms[column] = static_cast<double>(scales[column]) * static_cast<double>(norms[column]);
+    }
+    scale_columns_whose_norm_overflows(dense_b, scales, rhs.norms);
+    for (size_type column = 0; column < num_columns; ++column) {
         rhs.report_scales[column] = 1.0 / static_cast<double>(scales[column]);
     }
     if (std::all_of(scales.begin(), scales.end(), [](T scale) { return scale == T{1}; })) {
@@ -409,11 +448,15 @@ typename IterativeSolver<T>::ColumnSolve IterativeSolver<T>::begin_column(size_t
         return solve;
     }
     status.initial_residual_norm = residual_norm;
-    // The criteria speak in the user's scale (an absolute tolerance), the solve in its own. The status keeps
-    // the user's threshold: the solve's, taken back, is not it where it overflowed or underflowed (an absolute
-    // tolerance of 1e10 for b of 1e-300 read as inf).
-    status.threshold = criteria_.get_threshold(status.rhs_norm * report_scale, residual_norm * report_scale);
-    const auto solve_threshold = status.threshold < 0 ? status.threshold : status.threshold / report_scale;
+    // The criteria speak in the user's scale (an absolute tolerance), the solve in its own, and either threshold
+    // can leave the range of double where the other does not: an absolute tolerance of 1e10 for b of 1e-300
+    // is inf in the solve's scale, 1e-30 for b of 1e300 is 0 there; a relative one for b of norm 1e310
+    // (finite entries) is inf in the user's. The status keeps the user's threshold, where it is finite.
+    const auto solve_threshold = criteria_.get_threshold(rhs_norm, residual_norm, 1 / report_scale);
+    status.threshold = criteria_.get_threshold(rhs_norm * report_scale, residual_norm * report_scale);
+    if (!std::isfinite(status.threshold)) {
+        status.threshold = solve_threshold * report_scale;
+    }
     for (const auto& logger : loggers_) {
         logger->on_iteration(column, 0, residual_norm * report_scale);
     }

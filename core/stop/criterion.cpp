@@ -144,7 +144,7 @@ bool Criteria::is_bounded() const noexcept
     return max_iterations_ != std::numeric_limits<size_type>::max() || std::isfinite(time_limit_);
 }
 
-double Criteria::get_threshold(double rhs_norm, double initial_residual_norm) const noexcept
+double Criteria::get_threshold(double rhs_norm, double initial_residual_norm, double absolute_factor) const noexcept
 {
     double threshold = -1;
     if (relative_ >= 0) {
@@ -154,7 +154,7 @@ double Criteria::get_threshold(double rhs_norm, double initial_residual_norm) co
         threshold = std::max(threshold, initial_ * initial_residual_norm);
     }
     if (absolute_ >= 0) {
-        threshold = std::max(threshold, absolute_);
+        threshold = std::max(threshold, absolute_ * absolute_factor);
     }
     return threshold;
 }

@@ -344,6 +344,44 @@ TEST_P(RightHandSideScale, ReportsTheAbsoluteToleranceOfAColumnSolvedScaledAsIts
     EXPECT_NE(huge[0].reason, Reason::converged) << huge[0].message;
 }
 
+TEST_P(RightHandSideScale, SolvesAFiniteRightHandSideWhoseNormExceedsTheLargestDouble)
+{
+    // b = 1e308 (1, 1, 1, 1, 1): finite, but ||b|| = 2.2e308 is not, which read as "b holds NaN or Inf". Scaled
+    // by s = 2^-1023 it is the very system that b / 16 becomes scaled by 2^-1019, so x is 16 times that x, bit
+    // for bit. tridiag(-1, 4, -1) keeps x below b.
+    const auto [exec_name, kind] = GetParam();
+    LARCH_EXECUTOR_OR_SKIP(exec, exec_name);
+    larch::matrix_data<double> data{larch::dim2{5, 5}};
+    for (std::int32_t row = 0; row < 5; ++row) {
+        for (std::int32_t col = std::max(row - 1, 0); col <= std::min(row + 1, 4); ++col) {
+            data.entries.push_back({row, col, row == col ? 4.0 : -1.0});
+        }
+    }
+    auto a = larch::share(Csr::create(exec, data));
+    const auto solve = [&](double beta) {
+        larch::test::SolverSetup setup;
+        setup.criteria = {larch::stop::max_iterations(100), larch::stop::relative_residual(1e-10)};
+        auto solver = larch::test::make_solver<double>(kind, exec, a, setup);
+        auto b = Dense::create(exec, larch::dim2{5, 1});
+        b->fill(beta);
+        auto x = Dense::create(exec, larch::dim2{5, 1});
+        x->fill(0.0);
+        solver->apply(b, x);
+        return std::make_pair(solver->get_status(), x->copy_to_host());
+    };
+    const auto [status, x] = solve(1e308);
+    const auto [sixteenth_status, sixteenth_x] = solve(1e308 / 16);
+    ASSERT_EQ(status.reason, Reason::converged) << status.message;
+    EXPECT_EQ(status.rhs_norm, inf);  // beyond the range of double, as it is
+    EXPECT_EQ(status.threshold, sixteenth_status.threshold * 16);
+    EXPECT_TRUE(std::isfinite(status.threshold));
+    EXPECT_EQ(status.iterations, sixteenth_status.iterations);
+    for (size_t row = 0; row < x.size(); ++row) {
+        EXPECT_TRUE(std::isfinite(x[row])) << "row " << row;
+        EXPECT_EQ(x[row], sixteenth_x[row] * 16) << "row " << row;
+    }
+}
+
 TEST_P(RightHandSideScale, ReportsAColumnWhoseSolutionOverflowsInItsOwnScaleAsNonFinite)
 {
     // A = tridiag(-1, 2, -1) of order 5 and b = beta 1 give x = beta [2.5 4 4.5 4 2.5]: finite for beta = 3e307

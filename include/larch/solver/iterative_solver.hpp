@@ -173,7 +173,9 @@ struct IterationOutcome {
  * A (s x) = s b with s a power of two that brings that norm into [1, 2) (a scaled copy of b; x is scaled in
  * place and back); statuses and loggers see its norms and threshold in its own scale, and Reason::non_finite
  * with an infinite residual where its solution overflows there. Other columns run unscaled. This costs one
- * norm of every column of b per apply.
+ * norm of every column of b per apply. A column of finite entries whose 2-norm exceeds the largest double
+ * (float) is solved too, scaled by 2^-1023 (2^-127); its status then reports rhs_norm as inf, the other
+ * norms and the threshold as they are.
  *
  * On a system matrix spread over processes (a SplitOperator such as distributed::Matrix) the same algorithms
  * run on every process over its block of rows: apply completes every dot product and norm over the

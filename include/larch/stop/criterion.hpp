@@ -101,8 +101,9 @@ public:
     /// True when an iteration or time limit guarantees termination.
     bool is_bounded() const noexcept;
     /// The residual norm at or below which a right-hand side counts as converged; -1 when there is no
-    /// residual criterion (only an exactly zero residual stops then).
-    double get_threshold(double rhs_norm, double initial_residual_norm) const noexcept;
+    /// residual criterion (only an exactly zero residual stops then). A solve that runs in a scale of its own
+    /// (b multiplied by s) passes its norms in that scale and absolute_factor = s.
+    double get_threshold(double rhs_norm, double initial_residual_norm, double absolute_factor = 1) const noexcept;
     /// The divergence criteria (each a factor and a number of consecutive iterations).
     const std::vector<Criterion>& get_divergence() const noexcept { return divergence_; }
     /// The stagnation criteria (each a window and the relative decrease that counts as progress).
