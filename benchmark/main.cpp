@@ -1,7 +1,10 @@
 // larch_benchmark: runs the cases of a JSON configuration and writes JSON results (see README.md).
+#include <algorithm>
 #include <cstdlib>
+#include <filesystem>
 #include <iostream>
 #include <string>
+#include <vector>
 
 #include "benchmark/driver/runner.hpp"
 
@@ -25,12 +28,26 @@ int main(int argc, char** argv)
     Options options;
     const char* matrix_dir = std::getenv("LARCH_MATRIX_DIR");
     options.matrix_dir = matrix_dir ? matrix_dir : LARCH_BENCHMARK_DEFAULT_MATRIX_DIR;
+    std::vector<std::string> flags_given;
     for (int i = 1; i < argc; ++i) {
         const std::string arg = argv[i];
         const bool has_value = i + 1 < argc;
-        if ((arg == "--output" || arg == "--matrix-dir" || arg == "--executor") && !has_value) {
-            std::cerr << "larch_benchmark: flag " << arg << " needs a value\n" << usage;
-            return 2;
+        if (arg == "--output" || arg == "--matrix-dir" || arg == "--executor") {
+            if (!has_value) {
+                std::cerr << "larch_benchmark: flag " << arg << " needs a value\n" << usage;
+                return 2;
+            }
+            // A second value would silently replace the first; an empty one (an unset shell variable) would
+            // silently mean the default.
+            if (std::find(flags_given.begin(), flags_given.end(), arg) != flags_given.end()) {
+                std::cerr << "larch_benchmark: flag " << arg << " is given twice; give it once\n";
+                return 2;
+            }
+            if (std::string{argv[i + 1]}.empty()) {
+                std::cerr << "larch_benchmark: flag " << arg << " has an empty value\n";
+                return 2;
+            }
+            flags_given.push_back(arg);
         }
         if (arg == "--output") {
             options.output_path = argv[++i];
@@ -55,6 +72,13 @@ int main(int argc, char** argv)
     }
     if (options.config_path.empty()) {
         std::cerr << usage;
+        return 2;
+    }
+    // Every matrix file of a missing folder would be skipped as "not found", one case at a time.
+    const bool matrix_dir_given =
+        std::find(flags_given.begin(), flags_given.end(), "--matrix-dir") != flags_given.end();
+    if (matrix_dir_given && !std::filesystem::is_directory(options.matrix_dir)) {
+        std::cerr << "larch_benchmark: --matrix-dir '" << options.matrix_dir << "' is not a directory\n";
         return 2;
     }
     try {

@@ -186,12 +186,17 @@ json read_config(const std::string& path)
         });
 }
 
-/// Throws ConfigError unless a file can be written at `path`; leaves an existing file as it was and creates none,
-/// so that a run that stops early does not leave an empty results file behind.
-void check_writable(const std::string& path)
+/// Throws ConfigError unless a file can be written at `path` and it is not the configuration file at `config_path`
+/// (the results would replace the configuration); leaves an existing file as it was and creates none, so that a
+/// run that stops early does not leave an empty results file behind.
+void check_writable(const std::string& path, const std::string& config_path)
 {
     std::error_code error;
     const bool existed = std::filesystem::exists(path, error);
+    if (existed && std::filesystem::equivalent(path, config_path, error)) {
+        throw ConfigError("--output: '" + path + "' is the configuration file " + config_path +
+                          "; the results would overwrite it");
+    }
     if (!std::ofstream{path, std::ios::app}) {
         throw ConfigError("cannot write the results file '" + path + "'");
     }
@@ -264,7 +269,7 @@ int run_benchmark(const Options& options)
     const auto copy_bytes = Fields{config, "config"}.get_integer("copy_bytes", default_copy_bytes,
                                                                   1024, 1LL << 40);
     if (!options.output_path.empty()) {
-        check_writable(options.output_path);
+        check_writable(options.output_path, options.config_path);
     }
     std::cout << "larch_benchmark: " << cases.size() << " case(s) from " << options.config_path
               << ", matrices from " << options.matrix_dir << std::endl;
