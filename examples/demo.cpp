@@ -48,9 +48,13 @@ int positive_value(const std::string& flag, const std::string& text)
 Settings parse_arguments(int argc, char** argv)
 {
     Settings settings;
+    std::vector<std::string> flags;  // the flags given, in order: a second value would replace the first
     for (int i = 1; i < argc; ++i) {
         const std::string arg = argv[i];
         auto value = [&] { return examples::next_flag_value(argc, argv, i, std::string{"\n"} + usage); };
+        if (arg.rfind("-", 0) == 0) {
+            flags.push_back(arg);
+        }
         if (arg == "--size") {
             settings.grid_size = positive_value(arg, value());
             settings.grid_size_given = true;
@@ -66,6 +70,7 @@ Settings parse_arguments(int argc, char** argv)
             throw BadInput(__FILE__, __LINE__, "unexpected argument '" + arg + "'\n" + usage);
         }
     }
+    examples::reject_repeated_flags(flags);
     if (!settings.matrix_file.empty() && settings.grid_size_given) {
         throw BadInput(__FILE__, __LINE__, "--size cannot be combined with the matrix file " + settings.matrix_file +
                                                ": it sizes the generated problem only");
