@@ -8,7 +8,9 @@
 #include <fstream>
 #include <iostream>
 #include <map>
+#include <new>
 #include <sstream>
+#include <stdexcept>
 
 #include "benchmark/driver/report.hpp"
 #include "benchmark/driver/statistics.hpp"
@@ -102,6 +104,12 @@ struct ExecutorState {
     std::string unavailable;
 };
 
+std::string out_of_memory_for_copy(const std::string& executor, long long copy_bytes, const std::string& reason)
+{
+    return "config.copy_bytes: the copy that measures the bandwidth of " + executor + " could not allocate its " +
+           std::to_string(copy_bytes) + "-byte source and destination (" + reason + "); make copy_bytes smaller";
+}
+
 ExecutorState open_executor(const std::string& name, long long copy_bytes)
 {
     ExecutorState state;
@@ -116,7 +124,13 @@ ExecutorState open_executor(const std::string& name, long long copy_bytes)
     }
     state.timer = create_timer(state.exec);
     state.description = describe_executor(state.exec);
-    state.copy_bandwidth = measure_copy_bandwidth(state.exec, copy_bytes, 5, *state.timer);
+    try {
+        state.copy_bandwidth = measure_copy_bandwidth(state.exec, copy_bytes, 5, *state.timer);
+    } catch (const std::bad_alloc&) {
+        throw std::runtime_error(out_of_memory_for_copy(name, copy_bytes, "std::bad_alloc on the host"));
+    } catch (const AllocationError& error) {
+        throw std::runtime_error(out_of_memory_for_copy(name, copy_bytes, error.what()));
+    }
     std::cout << "executor " << name << ": " << state.description << ", copy bandwidth "
               << format_number(state.copy_bandwidth, 4) << " GB/s (" << copy_bytes
               << " bytes copied)" << std::endl;
@@ -307,6 +321,11 @@ int run_benchmark(const Options& options)
             } catch (const CaseSkipped& error) {
                 record["status"] = "skipped";
                 record["message"] = error.what();
+            } catch (const std::bad_alloc&) {
+                // The bare "std::bad_alloc" would not say that the case's sizes are what to change.
+                record["status"] = "failed";
+                record["message"] = "out of host memory (std::bad_alloc): the case is too large for this machine";
+                ++num_failed;
             } catch (const std::exception& error) {
                 record["status"] = "failed";
                 record["message"] = error.what();
