@@ -66,6 +66,23 @@ void check_case_fields(const Fields& given, const Fields& merged, const std::vec
     given.check_known(known);
 }
 
+/// Rethrows `error`, about the case whose own fields are `given`, adding where the field it names came from when the
+/// case took it from "defaults": "cases[0].format: ..." would send the reader to a case that has no such field.
+[[noreturn]] void throw_naming_defaults(const ConfigError& error, const Fields& given, const json& defaults)
+{
+    const std::string message = error.what();
+    for (const auto& item : defaults.items()) {
+        const auto field = given.get_path() + "." + item.key();
+        const bool names_field = message.rfind(field, 0) == 0 && message.size() > field.size() &&
+                                 (message[field.size()] == ':' || message[field.size()] == '.');
+        if (names_field && !given.has(item.key())) {
+            throw ConfigError(message + " (" + given.get_path() + " takes '" + item.key() +
+                              "' from config.defaults)");
+        }
+    }
+    throw error;
+}
+
 const std::string executor_names = "reference, omp, cuda, cuda:N, hip, hip:N or best";
 
 /// Whether `name` is one of executor_names. A backend missing from this build is no reason to reject its name:
@@ -266,8 +283,12 @@ std::vector<PlannedCase> plan_cases(const json& config, const std::string& execu
         auto list_fields = common_list_fields;
         list_fields.insert(list_fields.end(), operation.list_fields.begin(),
                            operation.list_fields.end());
-        for (auto& single : expand_lists(spec, path, list_fields)) {
-            planned.push_back(validate_case(std::move(single), path, operation));
+        try {
+            for (auto& single : expand_lists(spec, path, list_fields)) {
+                planned.push_back(validate_case(std::move(single), path, operation));
+            }
+        } catch (const ConfigError& error) {
+            throw_naming_defaults(error, given, defaults);
         }
     }
     if (planned.empty()) {
