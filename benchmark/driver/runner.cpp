@@ -256,8 +256,11 @@ std::vector<PlannedCase> plan_cases(const json& config, const std::string& execu
     root.check_known(top_level_fields);
     root.get_string("description", "");
     const auto defaults = root.has("defaults") ? root.get_object("defaults").get_json() : json::object();
-    if (!root.has("cases") || !config.at("cases").is_array()) {
-        throw ConfigError("config.cases: must be a list of cases");
+    if (!root.has("cases")) {
+        throw ConfigError("config: the required field 'cases' (a list of cases) is missing");
+    }
+    if (!config.at("cases").is_array()) {
+        root.fail("cases", "must be a list of cases, not " + describe_type(config.at("cases")));
     }
     std::vector<PlannedCase> planned;
     for (size_type i = 0; i < config.at("cases").size(); ++i) {
