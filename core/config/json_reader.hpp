@@ -89,18 +89,32 @@ public:
         return static_cast<size_type>(count);
     }
 
-    double get_number(const std::string& key, double min, double max) const
+    /// Whether the upper end of a range belongs to it: [min, max] or [min, max).
+    enum class UpperEnd { closed, open };
+
+    /// A number in [min, max], or [min, max) with UpperEnd::open. max = the largest double asks for a finite
+    /// number (a json built in C++ may hold inf), max = infinity admits inf.
+    double get_number(const std::string& key, double min, double max, UpperEnd upper = UpperEnd::closed) const
     {
         const auto& value = at(key);
         if (!value.is_number()) {
             fail(field_path(key), "expected a number, got " + describe_value(value));
         }
         const auto number = value.get<double>();
-        if (!(number >= min && number <= max)) {
-            std::ostringstream range;
-            range << "expected a number in [" << min << ", " << max
-                  << "], got " << ::larch::detail::exact_number_text(number);
-            fail(field_path(key), range.str());
+        const bool below_max = upper == UpperEnd::open ? number < max : number <= max;
+        if (!(number >= min && below_max)) {
+            // the bounds exactly: six digits print the largest double below 1 as 1, an open bound as a closed one
+            const auto min_text = ::larch::detail::exact_number_text(min);
+            std::string range;
+            if (max == std::numeric_limits<double>::max()) {
+                range = "a finite number >= " + min_text;
+            } else if (max == std::numeric_limits<double>::infinity()) {
+                range = "a number >= " + min_text;
+            } else {
+                range = "a number in [" + min_text + ", " + ::larch::detail::exact_number_text(max) +
+                        (upper == UpperEnd::open ? ")" : "]");
+            }
+            fail(field_path(key), "expected " + range + ", got " + ::larch::detail::exact_number_text(number));
         }
         return number;
     }

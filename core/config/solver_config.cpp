@@ -2,7 +2,6 @@
 // error names its JSON path.
 #include "larch/config/solver_config.hpp"
 
-#include <cmath>
 #include <fstream>
 #include <iostream>
 #include <limits>
@@ -49,20 +48,21 @@ std::vector<stop::Criterion> read_criteria(const ObjectReader& parent)
         criteria.push_back(stop::max_iterations(
             reader.get_count("max_iterations", 0, std::numeric_limits<size_type>::max() - 1)));
     }
+    // tolerances must be finite (stop:: rejects inf, here with the field's path); a time limit may be inf
+    constexpr double largest = std::numeric_limits<double>::max();
     if (reader.has("relative_residual")) {
-        criteria.push_back(stop::relative_residual(reader.get_number("relative_residual", 0, infinity)));
+        criteria.push_back(stop::relative_residual(reader.get_number("relative_residual", 0, largest)));
     }
     if (reader.has("initial_residual")) {
-        criteria.push_back(stop::initial_residual(reader.get_number("initial_residual", 0, infinity)));
+        criteria.push_back(stop::initial_residual(reader.get_number("initial_residual", 0, largest)));
     }
     if (reader.has("absolute_residual")) {
-        criteria.push_back(stop::absolute_residual(reader.get_number("absolute_residual", 0, infinity)));
+        criteria.push_back(stop::absolute_residual(reader.get_number("absolute_residual", 0, largest)));
     }
     if (reader.has("time_limit")) {
         criteria.push_back(stop::time_limit(reader.get_number("time_limit", 0, infinity)));
     }
     if (reader.has("divergence")) {
-        constexpr double largest = std::numeric_limits<double>::max();
         if (reader.at("divergence").is_number()) {
             criteria.push_back(stop::divergence(reader.get_number("divergence", 1, largest)));
         } else {
@@ -81,10 +81,10 @@ std::vector<stop::Criterion> read_criteria(const ObjectReader& parent)
             fail(stagnation.field_path("window"), "missing; the number of iterations without progress that stops");
         }
         const auto window = stagnation.get_count("window", 1);
-        // the largest double below 1: relative_decrease must leave a positive fraction of the residual
-        const double below_one = std::nextafter(1.0, 0.0);
+        // relative_decrease must leave a positive fraction of the residual: 1 is out
         criteria.push_back(stagnation.has("relative_decrease")
-                               ? stop::stagnation(window, stagnation.get_number("relative_decrease", 0, below_one))
+                               ? stop::stagnation(window, stagnation.get_number("relative_decrease", 0, 1,
+                                                                                ObjectReader::UpperEnd::open))
                                : stop::stagnation(window));
     }
     return criteria;

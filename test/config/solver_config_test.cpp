@@ -3,6 +3,7 @@
 #include <gtest/gtest.h>
 
 #include <fstream>
+#include <limits>
 #include <stdexcept>
 #include <string>
 #include <utility>
@@ -113,13 +114,35 @@ TEST_F(SolverConfig, ReadsTheDivergenceAndStagnationCriteria)
     EXPECT_EQ(solver->get_criteria().get_stagnation()[0].iterations, 200u);
     EXPECT_EQ(solver->get_criteria().get_stagnation()[0].value, 0.01);
     expect_error(R"({"type": "cg", "criteria": {"max_iterations": 5, "divergence": 0.5}})",
-                 "/criteria/divergence: expected a number in [1");
+                 "/criteria/divergence: expected a finite number >= 1, got 0.5");
     expect_error(R"({"type": "cg", "criteria": {"max_iterations": 5, "stagnation": {"relative_decrease": 0.1}}})",
                  "/criteria/stagnation/window: missing");
     expect_error(R"({"type": "cg", "criteria": {"max_iterations": 5, "stagnation": {"window": 0}}})",
                  "/criteria/stagnation/window: expected an integer >= 1, got 0");
     expect_error(R"({"type": "cg", "criteria": {"max_iterations": 5, "stagnation": {"window": 9, "relative_decrease": 1}}})",
-                 "/criteria/stagnation/relative_decrease: expected a number in [0");
+                 "/criteria/stagnation/relative_decrease: expected a number in [0, 1), got 1");
+}
+
+TEST_F(SolverConfig, RejectsAnInfiniteToleranceBuiltInCppWithItsPath)
+{
+    // JSON text cannot hold inf, a json built in C++ can; the reader names the field, not stop:: alone
+    for (const std::string key : {"relative_residual", "initial_residual", "absolute_residual"}) {
+        const nlohmann::json description = {
+            {"type", "cg"},
+            {"criteria", {{"max_iterations", 5}, {key, std::numeric_limits<double>::infinity()}}}};
+        try {
+            larch::config::create_solver_factory<double>(description, exec);
+            FAIL() << "no exception for " << key << " = inf";
+        } catch (const larch::BadInput& error) {
+            EXPECT_NE(std::string{error.what()}.find("/criteria/" + key + ": expected a finite number >= 0, got inf"),
+                      std::string::npos)
+                << "message: " << error.what();
+        }
+    }
+    // a time limit of inf is no limit, as stop::time_limit takes it
+    const nlohmann::json unlimited = {
+        {"type", "cg"}, {"criteria", {{"max_iterations", 5}, {"time_limit", std::numeric_limits<double>::infinity()}}}};
+    EXPECT_NO_THROW(larch::config::create_solver_factory<double>(unlimited, exec));
 }
 
 TEST_F(SolverConfig, UnknownFieldsNameTheirPath)
@@ -141,7 +164,7 @@ TEST_F(SolverConfig, IllTypedOrOutOfRangeFieldsNameTheirPath)
     expect_error(R"({"type": "cg", "criteria": {"max_iterations": 5, "relative_residual": "1e-9"}})",
                  "/criteria/relative_residual: expected a number, got string");
     expect_error(R"({"type": "cg", "criteria": {"max_iterations": 5, "absolute_residual": -1}})",
-                 "/criteria/absolute_residual: expected a number in [0");
+                 "/criteria/absolute_residual: expected a finite number >= 0, got -1");
     expect_error(R"({"type": "idr", "subspace_dim": 0, "criteria": {"max_iterations": 5}})",
                  "/subspace_dim: expected an integer >= 1, got 0");
     expect_error(R"({"type": "idr", "kappa": 2, "criteria": {"max_iterations": 5}})", "/kappa: expected a number in [0, 1]");
