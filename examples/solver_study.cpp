@@ -11,8 +11,8 @@
 //                     [--solvers bicgstab,idr,gmres,cg] [--block-sizes 1,4,8,16,24,32]
 //                     [--algorithm gauss_jordan|gauss_huard|gauss_huard_transposed] [--time-limit SECONDS]
 //                     [--no-progress-stops] [--rhs uniform|ones] [--tolerance TOL]
-// (every flag is checked before the first solve: a bad value ends the study with exit code 2 and a message naming
-// the flag; --time-limit 0, the default, sets no limit)
+// (every flag is checked before the first solve: a bad value, a flag given twice or a block size named twice ends
+// the study with exit code 2 and a message naming the flag; --time-limit 0, the default, sets no limit)
 // (--tolerance sets the relative residual the solvers stop at, 1e-9 by default; solved means a true relative
 // residual of at most 10 times it; --rhs ones replaces the uniform right-hand side by ones)
 // (--shard K/N takes every N-th matrix starting at the K-th, so N processes can share the work; every solver
@@ -469,9 +469,14 @@ bool open_output(const std::string& path, std::ofstream& file)
 int main(int argc, char** argv)
 try {
     Settings settings;
+    // every flag given, in order: a flag given twice is rejected (its second value would replace the first)
+    std::vector<std::string> flags;
     for (int i = 1; i < argc; ++i) {
         const std::string arg = argv[i];
         auto value = [&] { return examples::next_flag_value(argc, argv, i); };
+        if (arg.rfind("-", 0) == 0) {
+            flags.push_back(arg);
+        }
         if (arg == "--executor") {
             settings.executor = value();
         } else if (arg == "--output") {
@@ -507,7 +512,13 @@ try {
             settings.block_sizes.clear();
             std::stringstream list{value()};
             for (std::string size; std::getline(list, size, ',');) {
-                settings.block_sizes.push_back(examples::flag_value<size_type>(arg, size));
+                const auto block_size = examples::flag_value<size_type>(arg, size);
+                // a bound named twice would run and report the same configuration twice
+                if (std::find(settings.block_sizes.begin(), settings.block_sizes.end(), block_size) !=
+                    settings.block_sizes.end()) {
+                    throw BadInput(__FILE__, __LINE__, "--block-sizes names " + size + " twice");
+                }
+                settings.block_sizes.push_back(block_size);
             }
             if (settings.block_sizes.empty()) {
                 throw BadInput(__FILE__, __LINE__, "--block-sizes names no block size");
@@ -544,6 +555,7 @@ try {
             return 2;
         }
     }
+    examples::reject_repeated_flags(flags);
     auto exec = make_executor(settings.executor);
     const auto study_cases = create_study_cases(settings, exec);
     std::ofstream markdown_file;
