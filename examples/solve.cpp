@@ -245,7 +245,8 @@ nlohmann::json solver_description(const Settings& settings)
             description["criteria"]["stagnation"] = {{"window", settings.stagnation_window}};
         }
     }
-    if (description.is_object() && settings.monitor_every > 0) {
+    // --monitor 0 too, which the reader rejects as it rejects "every": 0, rather than printing nothing
+    if (description.is_object() && !first_given(settings, {"--monitor"}).empty()) {
         description["monitor"] = {{"every", settings.monitor_every}};
     }
     return description;
@@ -258,6 +259,7 @@ const std::vector<std::pair<std::string, std::string>> flag_of_field{
     {"/criteria/max_iterations", "--max-iterations"},
     {"/criteria/relative_residual", "--tolerance"},
     {"/criteria/divergence", "--divergence"},
+    {"/monitor/every", "--monitor"},
     {"/preconditioner/max_block_size", "--block-size"},
     {"/preconditioner/algorithm", "--algorithm"}};
 
