@@ -493,6 +493,13 @@ void IterativeSolver<T>::end_iterate(ColumnSolve& solve, const IterationOutcome&
                                      double residual_norm) const
 {
     auto& status = solve.status;
+    // A breakdown before the round counted an iteration, at the true residual the round began from: x is
+    // unchanged (a breakdown stops a column before it updates x), so a restart would begin from the same
+    // residual and break down the same way, as often as max_residual_replacements allows (near 2^64: a
+    // solve that never ends, whatever its iteration limit).
+    const bool breakdown_would_repeat = outcome.reason == stop::Reason::breakdown &&
+                                        solve.monitor->get_iterations() == status.iterations &&
+                                        residual_norm == solve.residual_norm;
     status.iterations = solve.monitor->get_iterations();
     solve.residual_norm = residual_norm;
     if (outcome.reason == stop::Reason::non_finite || !std::isfinite(residual_norm)) {
@@ -504,6 +511,11 @@ void IterativeSolver<T>::end_iterate(ColumnSolve& solve, const IterationOutcome&
     }
     if (outcome.reason != stop::Reason::converged && outcome.reason != stop::Reason::breakdown) {
         return finish(solve, outcome.reason, std::string{"stopped by "} + stop::to_string(outcome.reason),
+                      residual_norm);
+    }
+    if (breakdown_would_repeat) {
+        return finish(solve, stop::Reason::breakdown,
+                      outcome.message + " (before an iteration from the true residual, where a restart would begin)",
                       residual_norm);
     }
     if (status.residual_replacements >= max_residual_replacements_) {

@@ -79,12 +79,12 @@ TEST_P(BicgstabColumns, BreakdownsHalfStepsAndOverflowStayInTheirColumns)
                                                                    larch::test::column_match_of(GetParam()));
         ASSERT_EQ(statuses.size(), 5u);
         // The rho breakdown restarts from the true residual and converges. The omega breakdown (alpha = 1,
-        // s = (0, 4, 0), t^T s = 0) leaves r = s, whose restart breaks down at once on r_hat^T A r = 0, five
-        // times in a row.
+        // s = (0, 4, 0), t^T s = 0) leaves r = s, whose restart breaks down at once on r_hat^T A r = 0; a
+        // further restart would begin from that same residual, so the column stops there.
         EXPECT_EQ(statuses[0].reason, Reason::converged) << statuses[0].message;
         EXPECT_GE(statuses[0].residual_replacements, 1u);
         EXPECT_EQ(statuses[1].reason, Reason::breakdown) << statuses[1].message;
-        EXPECT_EQ(statuses[1].residual_replacements, 5u);
+        EXPECT_EQ(statuses[1].residual_replacements, 1u);
         EXPECT_EQ(statuses[1].message.rfind("Bicgstab: r_hat^T A M^{-1} p = 0", 0), 0u) << statuses[1].message;
         EXPECT_EQ(statuses[2].reason, Reason::non_finite);
         EXPECT_EQ(statuses[2].message, "Bicgstab: r_hat^T A M^{-1} p is NaN or Inf");

@@ -118,6 +118,32 @@ TEST_P(SingularPreconditioner, StopsWithBreakdown)
     EXPECT_EQ(x->copy_to_host(), std::vector<double>(16, 0.0));
 }
 
+// The same breakdown comes before the first iteration, so a restart from the unchanged x would repeat it: the
+// solve ends there, with no restart, even when the restart budget is unbounded (it never ended before, whatever
+// the iteration limit; the time limit only bounds this test).
+TEST_P(SingularPreconditioner, BreakdownBeforeAnyIterationEndsWithoutRestartsWhateverTheBudget)
+{
+    auto exec = larch::make_executor("reference");
+    auto a = larch::share(Csr::create(exec, larch::generate::laplace_2d<double>(4)));
+    auto zero = Dense::create(exec, larch::dim2{16, 16});
+    zero->fill(0.0);
+    auto setup = plain_setup();
+    setup.criteria.push_back(larch::stop::time_limit(10));
+    setup.generated_preconditioner = larch::share(std::move(zero));
+    setup.max_residual_replacements = std::numeric_limits<larch::size_type>::max();
+    auto solver = larch::test::make_solver<double>(GetParam(), exec, a, setup);
+    auto b = Dense::create(exec, larch::dim2{16, 1});
+    b->fill(1.0);
+    auto x = Dense::create(exec, larch::dim2{16, 1});
+    x->fill(0.0);
+    solver->apply(b, x);
+    const auto& status = solver->get_status();
+    EXPECT_EQ(status.reason, Reason::breakdown) << status.message;
+    EXPECT_EQ(status.iterations, 0u);
+    EXPECT_EQ(status.residual_replacements, 0u);
+    EXPECT_EQ(x->copy_to_host(), std::vector<double>(16, 0.0));
+}
+
 // M^{-1} with an Inf entry: the iteration sees Inf/NaN and stops with non_finite.
 TEST_P(SingularPreconditioner, InfInThePreconditionerStopsWithNonFinite)
 {

@@ -93,7 +93,8 @@ TEST_P(IdrColumns, BreakdownsAndOverflowStayInTheirColumns)
         EXPECT_EQ(statuses[3].reason, Reason::converged) << statuses[3].message;
         EXPECT_LE(statuses[3].iterations, 4u);
         EXPECT_EQ(statuses[4].reason, Reason::breakdown) << statuses[4].message;
-        EXPECT_EQ(statuses[4].residual_replacements, 5u);
+        // at once, before the first iteration: a restart would repeat it
+        EXPECT_EQ(statuses[4].residual_replacements, 0u);
         EXPECT_EQ(statuses[4].message.rfind("Idr: p_k^T g_k = 0", 0), 0u) << statuses[4].message;
     }
 }

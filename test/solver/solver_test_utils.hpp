@@ -43,12 +43,14 @@ struct SolverSetup {
     std::shared_ptr<const LinOp> generated_preconditioner;
     std::shared_ptr<log::Logger> logger;
     size_type gmres_restart = 30;
+    size_type max_residual_replacements = 5;
 };
 
 template <typename T, typename Parameters>
 Parameters with_setup(Parameters parameters, const SolverSetup& setup)
 {
     parameters.criteria = setup.criteria;
+    parameters.max_residual_replacements = setup.max_residual_replacements;
     if (setup.generated_preconditioner) {
         parameters.with_generated_preconditioner(setup.generated_preconditioner);
     } else if (setup.jacobi) {

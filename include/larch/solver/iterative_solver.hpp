@@ -165,8 +165,10 @@ struct IterationOutcome {
  *
  * Per column: b = 0 gives x = 0 at once; an initial guess that meets the tolerance returns at once; when
  * the recursive residual meets the tolerance the true residual is recomputed, and if it does not meet it the
- * iteration restarts from it (at most max_residual_replacements times, shared with breakdown restarts). The
- * status reports the true residual; NaN/Inf stops with Reason::non_finite, never "converged".
+ * iteration restarts from it (at most max_residual_replacements times, shared with breakdown restarts; a
+ * breakdown before the first iteration from a true residual ends the column at once, since a restart from the
+ * same x would repeat it). The status reports the true residual; NaN/Inf stops with Reason::non_finite, never
+ * "converged".
  *
  * Right-hand sides of any finite magnitude: a column whose 2-norm lies outside 1e-77..1e77 (double;
  * 2.3e-10..4.3e9 in float), where the methods' sums of squares could underflow or overflow, is solved as
