@@ -344,6 +344,22 @@ TYPED_TEST(BatchSparseReference, NamesTheMatrixMarketFileOfAnEmptyItem)
     }
 }
 
+TYPED_TEST(BatchSparseReference, RejectsAFileWhoseSizeLineIsFarBeyondItsEntriesBeforeAllocatingItsRows)
+{
+    // Two billion rows and three entries: read as declared, CSR would take 8 GB of row pointers and ELL 24 GB of
+    // slots before anything failed; the reader rejects the size line instead.
+    const auto path = ::testing::TempDir() + "batch_sparse_" + typeid(TypeParam).name() + "_huge_size.mtx";
+    std::ofstream{path} << "%%MatrixMarket matrix coordinate real general\n2000000000 2000000000 3\n"
+                        << "1 1 1\n2 2 2\n3 3 3\n";
+
+    const auto message = larch::test::error_message_of(
+        [&] { larch::io::read_batch_matrix_market<TypeParam>({path}, this->ref); });
+
+    larch::test::expect_contains(message, "Matrix Market '" + path + "', line 2: the 2000000000 rows are far beyond "
+                                          "the 3 entries");
+    std::remove(path.c_str());
+}
+
 TEST(BatchEllReference, RejectsAnItemWhoseLongestRowPadsItBeyond2To31SlotsNamingTheRow)
 {
     // 50,000 rows whose row 7 is full: 99,999 nonzeros, but 50,000 slots in each of the 50,000 rows of ELL.

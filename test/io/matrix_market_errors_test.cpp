@@ -66,6 +66,13 @@ const std::vector<MalformedCase> malformed_cases{
      "the line is longer than 65536 characters"},
     {"size beyond int64", general + "99999999999999999999 1 0\n", 2, "is too large"},
     {"non-square symmetric", symmetric + "3 4 1\n", 2, "must be square"},
+    // beyond 2^24 rows, at least one entry per 16 of them: a corrupt size line, not a matrix
+    {"rows far beyond the entries", general + "2000000000 2000000000 3\n1 1 1\n2 2 2\n3 3 3\n", 2,
+     "the 2000000000 rows are far beyond the 3 entries: a matrix of more than 16777216 rows must store at least "
+     "one entry per 16 rows"},
+    {"one entry too few for 2^24 + 1 rows", general + "16777217 2 1048576\n", 2,
+     "the 16777217 rows are far beyond the 1048576 entries"},
+    {"rows of an empty array", array + "16777217 0\n", 2, "the 16777217 rows are far beyond the 0 values"},
     {"too few entries", general + "3 3 3\n1 1 1\n% comment\n2 2 2\n", 5,
      "the input ends after 2 of 3 entries"},
     {"absurd entry count", general + "2 2 2000000000\n1 1 1\n", 3,

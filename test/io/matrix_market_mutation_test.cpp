@@ -122,9 +122,14 @@ private:
         check(symmetry_ == Symmetry::general || rows == cols);
         data_.size = dim2{static_cast<larch::size_type>(rows), static_cast<larch::size_type>(cols)};
         const std::size_t num_entries = content.size() - 1;
+        // beyond 2^24 rows, at least one stored entry (or array value) per 16 rows
+        const auto enough_entries = [&](std::int64_t stored) {
+            return rows <= (std::int64_t{1} << 24) || stored >= (rows + 15) / 16;
+        };
         if (coordinate) {
             const auto declared = count(size[2]);
             check(declared <= int32_max && static_cast<std::size_t>(declared) == num_entries);
+            check(enough_entries(declared));
             for (std::size_t k = 1; k < content.size(); ++k) {
                 read_coordinate_entry(content[k]);
             }
@@ -135,6 +140,7 @@ private:
                                   : symmetry_ == Symmetry::symmetric ? rows * (rows + 1) / 2
                                                                      : rows * (rows - 1) / 2;
             check(static_cast<std::size_t>(declared) == num_entries);
+            check(enough_entries(declared));
             read_array_entries(content);
         }
         for (const auto& [position, terms] : sums_) {

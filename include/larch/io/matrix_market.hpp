@@ -48,6 +48,11 @@ enum class MatrixMarketFormat { coordinate, array };
  *                     Rows and columns must be fewer than I's maximum, and the entries (an array's
  *                     values) at most that many; a line longer than 65,536 characters is rejected
  *                     before more of it is read, so a file of another kind is not read into memory.
+ *                     A file may declare up to 2^24 (16,777,216) rows whatever it stores; beyond
+ *                     that it must store at least one entry (an array: value) per 16 rows, so that a
+ *                     corrupt size line such as `2000000000 2000000000 3` is rejected on its line
+ *                     instead of making CSR or ELL allocate memory for two billion rows (real sparse
+ *                     matrices have about one entry per row or more). Columns are not limited.
  */
 template <typename V, typename I = std::int32_t>
 matrix_data<V, I> read_matrix_market_data(std::istream& stream, const std::string& source_name);
