@@ -37,16 +37,25 @@ std::vector<larch::matrix_data<double>> three_items()
 
 int main(int argc, char** argv)
 try {
-    if (argc > 1 && (std::string{argv[1]} == "--help" || std::string{argv[1]} == "-h")) {
-        std::cout << "usage: batched_sparse [executor] [matrix folder]   (defaults: the best executor of this "
-                     "machine, " LARCH_EXAMPLE_MATRIX_DIR "; exits 1 if an item's product is wrong)\n";
-        return 0;
+    const char* const usage = "usage: batched_sparse [executor] [matrix folder]   (defaults: the best executor of "
+                              "this machine, " LARCH_EXAMPLE_MATRIX_DIR "; exits 1 if an item's product is wrong)\n";
+    // --help anywhere, as in the other programs; any other word starting with '-' is no executor or folder
+    for (int i = 1; i < argc; ++i) {
+        const std::string arg = argv[i];
+        if (arg == "--help" || arg == "-h") {
+            std::cout << usage;
+            return 0;
+        }
+        if (arg.rfind("-", 0) == 0) {
+            std::cerr << "batched_sparse: unknown option '" << arg << "'\n" << usage;
+            return 2;
+        }
     }
-    const auto exec = larch::make_executor(argc > 1 ? argv[1] : larch::best_available_executor_name());
     if (argc > 3) {
-        std::cerr << "batched_sparse: unexpected argument '" << argv[3] << "'\n";
+        std::cerr << "batched_sparse: unexpected argument '" << argv[3] << "'\n" << usage;
         return 2;
     }
+    const auto exec = larch::make_executor(argc > 1 ? argv[1] : larch::best_available_executor_name());
     const std::string folder = argc > 2 ? argv[2] : LARCH_EXAMPLE_MATRIX_DIR;
     const std::vector<larch::size_type> item_rows{9, 25, 4};
     const auto item_cols = item_rows;

@@ -19,10 +19,18 @@
 
 int main(int argc, char** argv)
 try {
-    if (argc > 1 && (std::string{argv[1]} == "--help" || std::string{argv[1]} == "-h")) {
-        std::cout << "usage: variable_batch [executor]   (default: the best of this machine; exits 1 if a regular "
-                     "item is solved inaccurately, 2 on a bad argument)\n";
-        return 0;
+    // --help anywhere, as in the other programs; any other word starting with '-' is no executor
+    for (int i = 1; i < argc; ++i) {
+        const std::string arg = argv[i];
+        if (arg == "--help" || arg == "-h") {
+            std::cout << "usage: variable_batch [executor]   (default: the best of this machine; exits 1 if a "
+                         "regular item is solved inaccurately, 2 on a bad argument)\n";
+            return 0;
+        }
+        if (arg.rfind("-", 0) == 0) {
+            std::cerr << "variable_batch: unknown option '" << arg << "' (the program takes an executor only)\n";
+            return 2;
+        }
     }
     if (argc > 2) {
         std::cerr << "variable_batch: unexpected argument '" << argv[2] << "' (the program takes an executor only)\n";
