@@ -13,6 +13,7 @@
 #include <system_error>
 #include <vector>
 
+#include "core/io/matrix_market_limits.hpp"
 #include "core/io/number_parsing.hpp"
 #include "larch/io/matrix_market.hpp"
 
@@ -35,14 +36,6 @@ const char* const banner_syntax =
 // Never reserve more than this many entries up front: the header's count is only trusted as far as the
 // entries actually present in the file (a corrupt count must not allocate gigabytes).
 constexpr size_type max_reserved_entries = size_type{1} << 20;
-
-// Up to this many rows a file may declare whatever it stores; beyond it, at most max_rows_per_entry rows per
-// stored entry. A row count far beyond the entries is what a corrupt size line looks like
-// ('2000000000 2000000000 3'), and the row-wise formats built from the data (CSR's row pointers, ELL's slots)
-// allocate memory for every declared row: gigabytes and minutes for three entries. Columns cost no memory there,
-// so their count is free.
-constexpr size_type max_unfilled_rows = size_type{1} << 24;
-constexpr size_type max_rows_per_entry = 16;
 
 // A Matrix Market line holds the banner, a comment, the size line or one entry. Lines are read up to this
 // length, so that a file of another kind (binary, compressed, /dev/zero) is rejected at its first long
@@ -296,14 +289,9 @@ SizeLine parse_size_line(LineScanner& scanner, const Banner& banner)
         scanner.fail("the entry count " + std::to_string(size.num_stored) + " does not fit the index type " +
                      type_name<I>() + " (at most " + std::to_string(max_index) + ")");
     }
-    // at least ceil(rows / max_rows_per_entry) entries, formed without overflow for any 64-bit count
-    const auto min_entries = (size.rows + max_rows_per_entry - 1) / max_rows_per_entry;
-    if (size.rows > max_unfilled_rows && size.num_stored < min_entries) {
-        scanner.fail("the " + std::to_string(size.rows) + " rows are far beyond the " +
-                     std::to_string(size.num_stored) + (coordinate ? " entries" : " values") +
-                     ": a matrix of more than " + std::to_string(max_unfilled_rows) +
-                     " rows must store at least one entry per " + std::to_string(max_rows_per_entry) +
-                     " rows (is the size line corrupt? CSR and ELL would allocate memory for every row)");
+    if (size.num_stored < min_stored_entries(size.rows)) {
+        scanner.fail(too_few_entries_message(size.rows, size.num_stored, coordinate ? "entries" : "values") +
+                     " (is the size line corrupt? CSR and ELL would allocate memory for every row)");
     }
     return size;
 }

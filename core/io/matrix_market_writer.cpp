@@ -10,6 +10,7 @@
 #include <string>
 #include <vector>
 
+#include "core/io/matrix_market_limits.hpp"
 #include "larch/io/matrix_market.hpp"
 
 namespace larch {
@@ -41,11 +42,32 @@ std::string position(size_type row, size_type col)
     return "(" + std::to_string(row) + ", " + std::to_string(col) + ")";
 }
 
-/// BadInput for data the reader could not read back: an entry outside the matrix or a NaN or Inf value.
+/// BadInput for data the reader could not read back: a size it rejects (rows or columns at I's maximum, or far
+/// more rows than stored entries), an entry outside the matrix or a NaN or Inf value.
 template <typename V, typename I>
-void check_writable(const matrix_data<V, I>& data)
+void check_writable(const matrix_data<V, I>& data, MatrixMarketFormat format)
 {
     data.validate("write_matrix_market");
+    const auto max_index = static_cast<size_type>(std::numeric_limits<I>::max());
+    if (data.size.rows >= max_index || data.size.cols >= max_index) {
+        LARCH_THROW(BadInput, "write_matrix_market: a " + to_string(data.size) + " matrix would not read back: " +
+                                  "the reader takes fewer than " + std::to_string(max_index) +
+                                  " rows and columns with the index type " + type_name<I>());
+    }
+    const bool coordinate = format == MatrixMarketFormat::coordinate;
+    if (!coordinate && data.size.cols != 0 && data.size.rows > max_index / data.size.cols) {
+        LARCH_THROW(BadInput, "write_matrix_market: a " + to_string(data.size) + " array would not read back: " +
+                                  "the reader counts at most " + std::to_string(max_index) +
+                                  " values with the index type " + type_name<I>() +
+                                  "; write it in coordinate format");
+    }
+    // an array's rows x cols values are at least its rows unless it has no columns
+    const auto num_stored = coordinate ? data.entries.size() : (data.size.cols == 0 ? 0 : data.size.rows);
+    if (num_stored < min_stored_entries(data.size.rows)) {
+        LARCH_THROW(BadInput, "write_matrix_market: the file would not read back: " +
+                                  too_few_entries_message(data.size.rows, num_stored,
+                                                          coordinate ? "entries" : "values"));
+    }
     for (size_type k = 0; k < data.entries.size(); ++k) {
         const auto& e = data.entries[k];
         if (!std::isfinite(e.value)) {
@@ -130,7 +152,7 @@ void write_checked(std::ostream& stream, const matrix_data<V, I>& data, MatrixMa
 template <typename V, typename I>
 std::vector<V> checked_values(const matrix_data<V, I>& data, MatrixMarketFormat format)
 {
-    check_writable(data);
+    check_writable(data, format);
     return format == MatrixMarketFormat::coordinate ? std::vector<V>{} : column_major_values(data);
 }
 

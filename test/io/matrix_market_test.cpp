@@ -338,6 +338,39 @@ TEST(MatrixMarketWrite, RejectsEntriesOutsideTheMatrix)
     EXPECT_THROW(io::write_matrix_market(stream, data), larch::BadInput);
 }
 
+TEST(MatrixMarketWrite, RefusesSizesTheReaderWouldRejectBeforeWritingAnything)
+{
+    // Each of these wrote a file that read_matrix_market_data then rejected on its size line.
+    struct Refused {
+        matrix_data<double> data;
+        io::MatrixMarketFormat format;
+        const char* expected;
+    };
+    const auto array = io::MatrixMarketFormat::array;
+    const auto coordinate = io::MatrixMarketFormat::coordinate;
+    const std::vector<Refused> refused{
+        {matrix_data<double>{dim2(2147483647, 1)}, coordinate,
+         "a 2147483647x1 matrix would not read back: the reader takes fewer than 2147483647 rows and columns"},
+        {matrix_data<double>{dim2(33554432, 2), {{0, 0, 1.0}}}, coordinate,
+         "the file would not read back: the 33554432 rows are far beyond the 1 entries"},
+        {matrix_data<double>{dim2(33554432, 0)}, array,
+         "the file would not read back: the 33554432 rows are far beyond the 0 values"},
+        // 10^10 values: more than int32 counts (and 80 GB of memory for the values before anything failed)
+        {matrix_data<double>{dim2(100000, 100000), {{0, 0, 1.0}}}, array,
+         "a 100000x100000 array would not read back: the reader counts at most 2147483647 values"},
+    };
+    for (const auto& r : refused) {
+        SCOPED_TRACE(r.expected);
+        std::ostringstream stream;
+
+        const auto message =
+            larch::test::error_message_of([&] { io::write_matrix_market(stream, r.data, r.format); });
+
+        larch::test::expect_contains(message, std::string{"write_matrix_market: "} + r.expected);
+        EXPECT_EQ(stream.str(), "");
+    }
+}
+
 TEST(MatrixMarketWrite, RefusesNaNAndInfNamingTheFirstSuchEntry)
 {
     const double nan = std::numeric_limits<double>::quiet_NaN();

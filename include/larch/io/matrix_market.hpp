@@ -70,15 +70,17 @@ matrix_data<V, I> read_matrix_market_data(const std::string& path);
  * NaN and Inf are refused before anything is written, since the reader rejects them.
  * @throws BadInput if an entry lies outside the matrix, if a value is NaN or Inf (the message names the
  *                  first such entry: its index in `data.entries` and 0-based position), if in array format
- *                  duplicate entries add up to Inf, or if the stream fails.
+ *                  duplicate entries add up to Inf, if the size is one the reader rejects (rows or columns
+ *                  at I's maximum, more than 2^24 rows and fewer than one entry per 16 rows, an array of
+ *                  more values than I counts), or if the stream fails.
  */
 template <typename V, typename I>
 void write_matrix_market(std::ostream& stream, const matrix_data<V, I>& data,
                          MatrixMarketFormat format = MatrixMarketFormat::coordinate);
 
 /// Writes `data` to the file at `path` (see the stream overload); BadInput if it cannot be written. Data the
-/// stream overload refuses (an entry outside the matrix, a NaN or Inf value, array duplicates adding up to Inf)
-/// is refused before the file is opened, so an existing file stays as it was.
+/// stream overload refuses (an entry outside the matrix, a NaN or Inf value, array duplicates adding up to Inf,
+/// a size the reader rejects) is refused before the file is opened, so an existing file stays as it was.
 template <typename V, typename I>
 void write_matrix_market(const std::string& path, const matrix_data<V, I>& data,
                          MatrixMarketFormat format = MatrixMarketFormat::coordinate);
