@@ -40,8 +40,15 @@ ItemLayout::ItemLayout(std::shared_ptr<const Executor> exec, std::vector<dim2> s
         }
         rows[item] = static_cast<std::int32_t>(size.rows);
         cols[item] = static_cast<std::int32_t>(size.cols);
-        host_offsets_[item + 1] =
-            host_offsets_[item] + static_cast<std::int64_t>(size.rows * size.cols);
+        // Up to 2^62 entries per item, so three large items pass the 64-bit offsets; a wrapped total would
+        // allocate a few entries for items of billions.
+        const auto entries = static_cast<std::int64_t>(size.rows * size.cols);
+        if (host_offsets_[item] > std::numeric_limits<std::int64_t>::max() - entries) {
+            LARCH_THROW(BadInput, "batch::ItemLayout: items 0 to " + std::to_string(item) +
+                                      " hold more than 2^63-1 entries in all (item " + std::to_string(item) +
+                                      " is " + to_string(size) + ")");
+        }
+        host_offsets_[item + 1] = host_offsets_[item] + entries;
         host_row_offsets_[item + 1] = host_row_offsets_[item] + static_cast<std::int64_t>(size.rows);
         max_size_.rows = std::max(max_size_.rows, size.rows);
         max_size_.cols = std::max(max_size_.cols, size.cols);

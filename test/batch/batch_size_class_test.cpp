@@ -12,6 +12,7 @@
 #include "larch/batch/norms.hpp"
 #include "larch/batch/vector.hpp"
 #include "test/batch/batch_test_helpers.hpp"
+#include "test/utils/errors.hpp"
 #include "test/utils/executors.hpp"
 
 namespace {
@@ -46,6 +47,20 @@ TEST(ItemLayoutId, CopiesAndClonesKeepTheIdAndEveryConstructionDrawsANewOne)
     EXPECT_NE(same_sizes.get_id(), layout.get_id());
     EXPECT_EQ(layout.clone_to(ref).get_id(), layout.get_id());
     EXPECT_TRUE(layout.same_sizes(same_sizes));
+}
+
+TEST(ItemLayoutOffsets, RejectsItemsWhoseEntriesAddUpToMoreThanTheOffsetsCount)
+{
+    // Items of (2^31 - 1)^2 = 2^62 - 2^32 + 1 entries: the third passes 2^63 - 1. Four of them and one of 2^34 made
+    // 2^64 + 4, which wrapped to an array of 4 entries (item 4 at offset -2^34 + 4) for items of billions.
+    std::vector<dim2> sizes(4, dim2{2147483647});
+    sizes.push_back(dim2{131072});
+    const auto ref = larch::make_executor("reference");
+
+    const auto message = larch::test::error_message_of([&] { Dense<double>::create(ref, sizes); });
+
+    larch::test::expect_contains(message, "batch::ItemLayout: items 0 to 2 hold more than 2^63-1 entries in all "
+                                          "(item 2 is 2147483647x2147483647)");
 }
 
 TEST(ItemLayoutSizeClass, VariableLayoutListsItemsByClassOfTheirLargerDimension)
