@@ -128,21 +128,23 @@ std::unique_ptr<Dense<V>> items_to_dense(std::shared_ptr<const Executor> exec,
                                          const std::vector<matrix_data<V, I>>& items)
 {
     std::vector<dim2> sizes;
-    size_type total = 0;
     for (const auto& data : items) {
         sizes.push_back(data.size);
-        total += data.size.rows * data.size.cols;
     }
-    std::vector<V> values(total, V{});
-    size_type offset = 0;
-    for (const auto& data : items) {
+    // Assembled in a batch on the host, whose layout checks the total and whose allocation names the bytes it
+    // could not get (a std::vector of that size would throw a bare std::bad_alloc or std::length_error).
+    auto dense = Dense<V>::create(exec->get_host(), std::move(sizes));
+    auto values = dense->get_values();
+    std::fill_n(values, dense->get_layout().get_offset(items.size()), V{});
+    for (size_type item = 0; item < items.size(); ++item) {
+        const auto& data = items[item];
+        const auto offset = static_cast<size_type>(dense->get_layout().get_offset(item));
         for (const auto& e : data.entries) {
-            values[offset + static_cast<size_type>(e.row) * data.size.cols +
-                   static_cast<size_type>(e.col)] += e.value;
+            values[offset + static_cast<size_type>(e.row) * data.size.cols + static_cast<size_type>(e.col)] +=
+                e.value;
         }
-        offset += data.size.rows * data.size.cols;
     }
-    return Dense<V>::create(std::move(exec), std::move(sizes), values);
+    return exec->is_host() ? std::move(dense) : dense->clone_to(std::move(exec));
 }
 
 /// Elements [begin, end) of `source` copied to a host vector.

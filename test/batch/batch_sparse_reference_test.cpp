@@ -385,6 +385,24 @@ TEST(BatchEllReference, RejectsAnItemWhoseLongestRowPadsItBeyond2To31SlotsNaming
     EXPECT_EQ(larch::batch::Csr<double>::create(ref, {item})->get_max_row_nnz(), 50000u);
 }
 
+TEST(BatchCooReference, ToDenseOfItemsTooLargeForMemoryThrowsNamingTheirSize)
+{
+    // COO items cost memory by their entries only, so a batch of huge items is cheap until it is made dense.
+    const std::int32_t n = 2147483647;
+    const matrix_data<double> huge{dim2{size_type(n)}, {{n - 1, n - 1, 1.0}}};
+    const auto ref = larch::make_executor("reference");
+
+    // (2^31 - 1)^2 doubles are more bytes than 64 bits count (a host std::vector threw a bare std::length_error)
+    const auto one = larch::batch::Coo<double>::create(ref, {huge});
+    EXPECT_THROW(one->to_dense(), larch::AllocationError);
+    // 2^64 + 4 entries in all, which wrapped to a host vector of 4 that the items were then written past
+    auto items = std::vector<matrix_data<double>>(4, huge);
+    items.push_back(matrix_data<double>{dim2{131072}, {{131071, 131071, 2.0}}});
+    const auto five = larch::batch::Coo<double>::create(ref, items);
+    const auto message = larch::test::error_message_of([&] { five->to_dense(); });
+    larch::test::expect_contains(message, "batch::ItemLayout: items 0 to 2 hold more than 2^63-1 entries in all");
+}
+
 TEST(BatchCsrReference, PrecomputesEqualNonzeroSegmentsForTheBalancedKernel)
 {
     // One 4 x 16 item whose row 1 holds 13 of the 16 nonzeros (rows 0, 2, 3 one each): the eight
