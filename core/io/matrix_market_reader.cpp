@@ -153,7 +153,19 @@ Banner parse_banner(LineScanner& scanner)
     if (!scanner.next_line()) {
         scanner.fail(std::string{"the input is empty; expected the banner "} + banner_syntax);
     }
-    Tokens tokens{scanner.line()};
+    auto banner_line = scanner.line();
+    // Some editors start a UTF-8 text with a byte order mark, which the user never sees; it is no part of the banner.
+    constexpr std::string_view byte_order_mark = "\xEF\xBB\xBF";
+    if (banner_line.substr(0, byte_order_mark.size()) == byte_order_mark) {
+        banner_line.remove_prefix(byte_order_mark.size());
+    }
+    // A file whose lines end in CR alone (classic Mac OS) reads as one line; said so here, where the banner's
+    // last word would otherwise run into the size line ('general?3').
+    if (banner_line.find('\r') != std::string_view::npos) {
+        scanner.fail("the banner line holds a carriage return (CR) before its end; Matrix Market lines end in LF "
+                     "or CR LF, not in CR alone");
+    }
+    Tokens tokens{banner_line};
     if (lower_case(tokens.next()) != "%%matrixmarket") {
         scanner.fail(std::string{"expected the banner "} + banner_syntax + " on the first line, found " +
                      quote(scanner.line()));

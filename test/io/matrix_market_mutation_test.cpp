@@ -92,7 +92,9 @@ private:
         for (const auto& line : lines) {
             check(line.size() <= 65536);
         }
-        const auto banner = tokens_of(lines[0]);
+        const std::string byte_order_mark = "\xEF\xBB\xBF";
+        const auto banner =
+            tokens_of(lines[0].rfind(byte_order_mark, 0) == 0 ? lines[0].substr(byte_order_mark.size()) : lines[0]);
         check(banner.size() == 5 && lower(banner[0]) == "%%matrixmarket" && lower(banner[1]) == "matrix");
         const auto format = lower(banner[2]);
         const auto field = lower(banner[3]);

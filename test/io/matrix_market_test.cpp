@@ -128,6 +128,14 @@ TEST(MatrixMarketRead, AcceptsAnyCaseInTheBannerAndCrlfLineEnds)
     EXPECT_EQ(data.entries, (entries{{1, 0, 7.0}}));
 }
 
+TEST(MatrixMarketRead, SkipsAUtf8ByteOrderMarkBeforeTheBanner)
+{
+    const auto data = read_text("\xEF\xBB\xBF%%MatrixMarket matrix coordinate real general\r\n2 2 1\r\n2 1 7\r\n");
+
+    EXPECT_EQ(data.size, dim2(2, 2));
+    EXPECT_EQ(data.entries, (entries{{1, 0, 7.0}}));
+}
+
 TEST(MatrixMarketRead, SumsDuplicateEntries)
 {
     const auto data =
