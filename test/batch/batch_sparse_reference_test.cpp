@@ -90,6 +90,17 @@ TYPED_TEST(BatchSparseReference, SortsEntriesAndSumsDuplicates)
               (std::vector<matrix_data<double>::entry>{{0, 1, 2.0}, {1, 0, 4.0}}));
 }
 
+TYPED_TEST(BatchSparseReference, RejectsFiniteDuplicatesWhoseSumOverflowsNamingTheItemAndPosition)
+{
+    const std::vector<matrix_data<double>> items{{dim2{2, 2}, {{0, 0, 1.0}}},
+                                                 {dim2{2, 2}, {{1, 0, 1e308}, {0, 1, 2.0}, {1, 0, 1e308}}}};
+
+    const auto message = larch::test::error_message_of([&] { TypeParam::create(this->ref, items); });
+
+    larch::test::expect_contains(message, "::create: item 1: the duplicate entries at (1, 0) add up to a value too "
+                                          "large for double");
+}
+
 TYPED_TEST(BatchSparseReference, AppliesToSeveralColumnsAsComputedByHand)
 {
     const auto a = TypeParam::create(this->ref, small_items());

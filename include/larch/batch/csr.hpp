@@ -59,8 +59,8 @@ public:
     static constexpr int balanced_segments = 8;
 
     /// A batch of the given items (duplicates summed, explicit zeros kept). Throws BadInput naming the
-    /// item and the entry for an entry outside its item, an empty item, or (PatternSharing::shared)
-    /// an item whose pattern differs from item 0's.
+    /// item and the entry for an entry outside its item, an empty item, finite duplicates whose sum
+    /// overflows T, or (PatternSharing::shared) an item whose pattern differs from item 0's.
     static std::unique_ptr<Csr> create(std::shared_ptr<const Executor> exec,
                                        const std::vector<matrix_data<T, I>>& items,
                                        PatternSharing sharing = PatternSharing::detect);
