@@ -161,7 +161,15 @@ int main(int argc, char** argv)
                           : larch::io::read_batch_matrix_market<larch::batch::Csr<double>>(paths, exec);
         std::vector<larch::size_type> rows;
         for (larch::size_type item = 0; item < a->get_num_items(); ++item) {
-            rows.push_back(a->get_item_size(item).rows);
+            const auto size = a->get_item_size(item);
+            // the solver would name the item by its index only
+            if (size.rows != size.cols) {
+                const std::string source = paths.empty() ? "" : " (" + paths[item] + ")";
+                throw larch::BadInput(__FILE__, __LINE__,
+                                      "item " + std::to_string(item) + source + " is " + larch::to_string(size) +
+                                          "; the batched solvers take square items only");
+            }
+            rows.push_back(size.rows);
         }
         auto b = larch::batch::Vector<double>::create(exec, rows);
         b->fill(1.0);
