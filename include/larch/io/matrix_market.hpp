@@ -24,8 +24,8 @@ enum class MatrixMarketFormat { coordinate, array };
  * Accepted: the banner `%%MatrixMarket matrix <format> <field> <symmetry>` (case-insensitive) with
  * format `coordinate` or `array`, field `real`, `integer` or `pattern` (every value 1; coordinate only),
  * symmetry `general`, `symmetric` or `skew-symmetric`. Comment (`%`) and blank lines are skipped
- * anywhere after the banner; CRLF line ends and a UTF-8 byte order mark before the banner are accepted. Values may use any decimal notation that
- * std::from_chars reads, with an optional leading `+`.
+ * anywhere after the banner; CRLF line ends and a UTF-8 byte order mark before the banner are
+ * accepted. Values may use any decimal notation that std::from_chars reads, with an optional leading `+`.
  *
  * The result:
  * - symmetric and skew-symmetric files are expanded (the other triangle is added, negated for
