@@ -95,9 +95,9 @@ inline void reject_repeated_flags(const std::vector<std::string>& flags)
  * Adds to `error`, thrown by the library's reader for a solver description built from command-line flags, the
  * flag that set the field it names ("--block-size: solver config: /preconditioner/max_block_size: ..."), so that
  * the message names what was typed. `flag_of_field` pairs a field's JSON path with its flag; a message naming
- * none of the fields is left as it is.
+ * none of the fields is left as it is. Returns whether a flag was named.
  */
-inline void name_the_flag_of_its_field(BadInput& error,
+inline bool name_the_flag_of_its_field(BadInput& error,
                                        const std::vector<std::pair<std::string, std::string>>& flag_of_field)
 {
     for (const auto& [field, flag] : flag_of_field) {
@@ -105,9 +105,10 @@ inline void name_the_flag_of_its_field(BadInput& error,
         // "/preconditioner/type"
         if (error.get_message().find(" " + field + ":") != std::string::npos) {
             error.add_context(flag + ": ");
-            return;
+            return true;
         }
     }
+    return false;
 }
 
 }  // namespace examples

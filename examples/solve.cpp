@@ -271,13 +271,15 @@ std::unique_ptr<solver::SolverFactory<double>> create_solver_factory(const nlohm
     try {
         return config::create_solver_factory<double>(description, std::move(exec));
     } catch (BadInput& error) {
-        // A flag not given set nothing: its field, if any, came from the --config file.
+        // A flag not given set nothing: its field, if any, came from the --config file, which is then named.
         std::vector<std::pair<std::string, std::string>> given;
         std::copy_if(flag_of_field.begin(), flag_of_field.end(), std::back_inserter(given),
                      [&](const auto& field_and_flag) {
                          return !first_given(settings, {field_and_flag.second}).empty();
                      });
-        examples::name_the_flag_of_its_field(error, given);
+        if (!examples::name_the_flag_of_its_field(error, given) && !settings.config_file.empty()) {
+            error.add_context(settings.config_file + ": ");
+        }
         throw;
     }
 }
