@@ -19,6 +19,7 @@ using larch::size_type;
 using larch::batch::ItemPreconditioner;
 using larch::batch::ItemStatus;
 using larch::batch::Vector;
+using larch::test::expect_known_solution;
 using larch::test::rhs_of_known_solution;
 using larch::test::zeros;
 using larch::test::diagonal;
@@ -54,10 +55,7 @@ TEST(BatchCgReference, SolvesLaplaciansOfDifferentSizesToTheirKnownSolutions)
                     1e-3 * result.get_threshold(item));
         // The Laplacians' condition numbers stay below 1e3: a relative residual of 1e-12 bounds the
         // relative error by 1e-9.
-        for (size_type r = 0; r < xi.size(); ++r) {
-            EXPECT_NEAR(xi[r], static_cast<double>(r + 1), 1e-9 * static_cast<double>(xi.size()))
-                << "item " << item << " row " << r;
-        }
+        expect_known_solution(*x, item, 1e-9 * static_cast<double>(xi.size()));
     }
     EXPECT_EQ(result.get_iterations(0), 1u);  // a 1 x 1 item is solved by the first step
 }
@@ -117,10 +115,7 @@ TEST(BatchCgReference, BlockJacobiOfTheExactBlocksSolvesABlockDiagonalItemInOneI
     const auto result = solver->get_result();
     EXPECT_TRUE(result.all_converged());
     EXPECT_EQ(result.get_iterations(0), 1u);
-    const auto x0 = x->copy_item_to_host(0);
-    for (size_type r = 0; r < 6; ++r) {
-        EXPECT_NEAR(x0[r], static_cast<double>(r + 1), 1e-12);
-    }
+    expect_known_solution(*x, 0, 1e-12);
 }
 
 TEST(BatchCgReference, BlockJacobiSplitsASingularBlockInHalves)

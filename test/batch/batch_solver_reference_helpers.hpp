@@ -39,6 +39,15 @@ inline std::vector<double> rhs_of_known_solution(const std::vector<matrix_data<d
     return b;
 }
 
+/// Expects item `item` of x to be rhs_of_known_solution's x_true (r + 1 in row r), each row within `tolerance`.
+inline void expect_known_solution(const batch::Vector<double>& x, size_type item, double tolerance)
+{
+    const auto xi = x.copy_item_to_host(item);
+    for (size_type r = 0; r < xi.size(); ++r) {
+        EXPECT_NEAR(xi[r], static_cast<double>(r + 1), tolerance) << "item " << item << " row " << r;
+    }
+}
+
 inline std::unique_ptr<batch::Vector<double>> zeros(const std::vector<matrix_data<double>>& items)
 {
     auto x = batch::Vector<double>::create(reference_executor(), item_rows(items));
