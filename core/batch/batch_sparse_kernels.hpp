@@ -8,7 +8,7 @@
 // - beta == 0: x is only written (its old values, NaN included, are never read).
 // - Item data as documented in include/larch/batch/{csr,coo,ell}.hpp: values at the item's stored offset,
 //   index arrays at the same offset or at 0 when the pattern is shared; item-local indices.
-// - `kernel` (Csr): automatic runs the kernel a.get_automatic_kernel() names (scalar or stream).
+// - `kernel` (Csr): automatic runs the kernel a.get_automatic_kernel() names (scalar, smart or stream).
 //   Reference and omp ignore the choice (one plain loop per item).
 #pragma once
 

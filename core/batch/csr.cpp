@@ -46,15 +46,26 @@ namespace {
 ///   unbalanced: scalar 0.097, balanced 0.124, smart 0.161; float alike; stream since then: sherman1
 ///   alike, density 8/row even 0.054 against scalar's 0.051 ms in double, 0.040-0.050 against 0.031 in
 ///   float, stream_issue_ab_h100.log).
+/// - otherwise, where the rows are even (no row longer than twice the batch's mean): smart. Its
+///   sub-warps sized so that each lane's four loads in flight cover a typical row, it beat stream on
+///   the density batch of exactly 32 nonzeros per row in double (H200: 0.133 against 0.149 ms) and
+///   came within 3% in float (0.112 against 0.109), batch_spmv_smart_ab_h200.log.
 /// - otherwise stream, for the whole batch. On long-row batches it beat balanced (density 32/row,
-///   double: 0.185 / 0.200 ms with even / unbalanced rows, balanced 0.216 / 0.225). On a batch mixing
+///   double: 0.185 / 0.200 ms with even / unbalanced rows, balanced 0.216 / 0.225), and smart where a
+///   few rows are long (32/row unbalanced, the longest 4x the mean, H200: 0.164 against 0.197 ms in
+///   double, 0.121 against 0.173 in float, the same log). On a batch mixing
 ///   short-row and long-row items (the heterogeneous batch of the shared matrices) a per-item kernel,
 ///   scalar or balanced per item, was kept until stream read b_i as shared memory: then stream took
 ///   0.359-0.361 ms against the per-item kernel's 0.407-0.411 in double and 0.239-0.244 against
 ///   0.285-0.286 in float (stream_issue_ab_h100.log), so the per-item kernel was removed.
-CsrSpmvKernel automatic_batch_kernel(bool every_item_has_short_rows)
+CsrSpmvKernel automatic_batch_kernel(bool every_item_has_short_rows, size_type max_row_nnz,
+                                    double mean_row_nnz)
 {
-    return every_item_has_short_rows ? CsrSpmvKernel::scalar : CsrSpmvKernel::stream;
+    if (every_item_has_short_rows) {
+        return CsrSpmvKernel::scalar;
+    }
+    return static_cast<double>(max_row_nnz) <= 2.0 * mean_row_nnz ? CsrSpmvKernel::smart
+                                                                  : CsrSpmvKernel::stream;
 }
 
 /// Whether automatic counts an item of `rows` rows and `nonzeros` entries as one of short rows.
@@ -147,7 +158,8 @@ std::unique_ptr<Csr<T, I>> Csr<T, I>::create(std::shared_ptr<const Executor> exe
         array<I>{exec, row_ptrs.begin(), row_ptrs.end()},
         array<I>{exec, row_starts.begin(), row_starts.end()}}};
     result->max_row_nnz_ = max_row_nnz;
-    result->automatic_kernel_ = automatic_batch_kernel(every_item_has_short_rows);
+    result->automatic_kernel_ =
+        automatic_batch_kernel(every_item_has_short_rows, max_row_nnz, result->get_mean_row_nnz());
     return result;
 }
 

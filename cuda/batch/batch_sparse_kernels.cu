@@ -14,7 +14,8 @@
 // Kernels and their thread mappings:
 // - CSR rows (scalar, vector, smart): one sub-warp of p lanes per row, lanes stride over the row, a
 //   sub-warp all-reduce sums it; scalar is p = 1, vector p = 32, smart picks p per item, the power of
-//   two >= the item's average nonzeros per row (capped at 32).
+//   two >= the item's average nonzeros per row over the entries each lane loads at once
+//   (SparsePolicy::row_entries_in_flight; capped at 32).
 // - CSR balanced and COO: the item's nonzeros are cut into 8 equal segments, taken by the block's
 //   32-lane groups in turn (one each in a 256-thread block, several in a smaller one); per chunk of 32 nonzeros a segmented warp scan keyed by the row sums the products of each row run
 //   and the run's last lane adds it atomically to x (first scaled by beta). Balanced finds each
@@ -25,7 +26,7 @@
 //   to a warp for long ones) sum the chunk's rows (a row crossing the chunk's end carries its partial
 //   sum to the next chunk). One block per item.
 // - CSR automatic: the fixed kernel chosen for the batch at creation (batch::Csr::get_automatic_kernel:
-//   scalar for short rows, stream otherwise).
+//   scalar for short rows, smart for even long ones, stream otherwise).
 #include <algorithm>
 #include <cstdint>
 
@@ -159,12 +160,14 @@ __global__ void __launch_bounds__(SparsePolicy::max_block_size,
     ell_rows<1>(at.rows, width, item_values, item_cols, item_b, op, op.item_x(item), block_row_team());
 }
 
-/// The smart kernel's sub-warp for rows of `mean_row_nnz` nonzeros on average: the power of two >= it,
-/// at most 32 (the block size of smart batches is sized from the batch's mean).
+/// The smart kernel's sub-warp for rows of `mean_row_nnz` nonzeros on average (csr_smart_item): the
+/// power of two >= it over the entries each lane keeps in flight, at most 32 (the block size of smart
+/// batches is sized from the batch's mean).
 inline int smart_lanes(double mean_row_nnz)
 {
+    const double steps = mean_row_nnz / SparsePolicy::row_entries_in_flight;
     int lanes = 1;
-    while (lanes < 32 && lanes < mean_row_nnz) {
+    while (lanes < 32 && lanes < steps) {
         lanes *= 2;
     }
     return lanes;
@@ -228,7 +231,7 @@ void launch_csr_spmv(const DefaultExecutor& exec, const ::larch::batch::Csr<T, I
     const auto max_rows = layout.get_max_size().rows;
     const int mean_lanes = smart_lanes(a.get_mean_row_nnz());
     if (kernel == CsrSpmvKernel::automatic) {
-        kernel = a.get_automatic_kernel();  // scalar or stream
+        kernel = a.get_automatic_kernel();  // scalar, smart or stream
     }
     switch (kernel) {
     case CsrSpmvKernel::scalar:

@@ -310,28 +310,33 @@ __device__ CsrItem<T, I, C> csr_item(const CsrView<T, I, C>& a, std::int64_t ite
             a.row_ptrs + (a.shared_pattern ? 0 : a.row_offsets[item] + item)};
 }
 
-/// Smart: one sub-warp per row, its size the power of two >= the item's average row length, so that
-/// a typical row keeps every lane of its sub-warp busy for one step; the same for the whole block.
+/// Smart: one sub-warp per row, its size the power of two >= the item's average row length over
+/// `in_flight`, so that a typical row is one step of its lanes' loads in flight (SparsePolicy::
+/// row_entries_in_flight; the batched solvers take one at a time, so a sub-warp as wide as the mean
+/// row); the same for the whole block. In the SpMV kernel a sub-warp as wide as the row left one entry
+/// per lane, so a warp waited a memory round trip per row: 1.25-2.9x slower on every batch of the
+/// benchmark, 2.2-2.9x on the density batches of 8 per row and of 32 even (H200,
+/// batch_spmv_smart_ab_h200.log).
 template <int in_flight = 1, typename T, typename I, typename C>
 __device__ void csr_smart_item(const CsrItem<T, I, C>& item, const T* item_b, const Operands<T>& op,
                                T* item_x, Team team = block_row_team())
 {
     const int rows = item.at.rows;
     const int nnz = static_cast<int>(item.row_ptrs[rows] - item.row_ptrs[0]);
-    const int mean_row_nnz = (nnz + rows - 1) / rows;
-    if (mean_row_nnz <= 1) {
+    const int mean_row_steps = (nnz + rows * in_flight - 1) / (rows * in_flight);
+    if (mean_row_steps <= 1) {
         csr_subwarp_rows<1, in_flight>(rows, item.values, item.col_idxs, item.row_ptrs, item_b, op,
                                         item_x, team);
-    } else if (mean_row_nnz <= 2) {
+    } else if (mean_row_steps <= 2) {
         csr_subwarp_rows<2, in_flight>(rows, item.values, item.col_idxs, item.row_ptrs, item_b, op,
                                         item_x, team);
-    } else if (mean_row_nnz <= 4) {
+    } else if (mean_row_steps <= 4) {
         csr_subwarp_rows<4, in_flight>(rows, item.values, item.col_idxs, item.row_ptrs, item_b, op,
                                         item_x, team);
-    } else if (mean_row_nnz <= 8) {
+    } else if (mean_row_steps <= 8) {
         csr_subwarp_rows<8, in_flight>(rows, item.values, item.col_idxs, item.row_ptrs, item_b, op,
                                         item_x, team);
-    } else if (mean_row_nnz <= 16) {
+    } else if (mean_row_steps <= 16) {
         csr_subwarp_rows<16, in_flight>(rows, item.values, item.col_idxs, item.row_ptrs, item_b, op,
                                         item_x, team);
     } else {

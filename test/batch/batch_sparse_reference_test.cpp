@@ -443,12 +443,31 @@ TEST(BatchCsrReference, PrecomputesEqualNonzeroSegmentsForTheBalancedKernel)
     EXPECT_EQ(starts, (std::vector<std::int32_t>{0, 1, 1, 1, 1, 1, 1, 2, 4}));
     EXPECT_EQ(a->get_max_row_nnz(), 150u);
     // Automatic: item 0 has 4 nonzeros per row on average, item 1 157 / 8 >= 16, so the batch runs
-    // stream; scalar only where every item has fewer than 16 per row.
+    // smart or stream; scalar only where every item has fewer than 16 per row. Row 0 of item 1 (150)
+    // is longer than twice the batch's mean (173 / 12), so stream.
     EXPECT_EQ(a->get_automatic_kernel(), larch::batch::CsrSpmvKernel::stream);
     const auto ref = larch::make_executor("reference");
     EXPECT_EQ(larch::batch::Csr<double>::create(ref, {data, data})->get_automatic_kernel(),
               larch::batch::CsrSpmvKernel::scalar);
     EXPECT_EQ(larch::batch::Csr<double>::create(ref, {skewed, skewed})->get_automatic_kernel(),
+              larch::batch::CsrSpmvKernel::stream);
+    // Rows of 20 and 40 nonzeros (mean 30): none longer than twice the mean, so smart; one row of 62
+    // (mean 123 / 4) makes it stream.
+    matrix_data<double> even{dim2{2, 64}};
+    for (std::int32_t col = 0; col < 20; ++col) {
+        even.entries.push_back({0, col, 1.0});
+    }
+    for (std::int32_t col = 0; col < 40; ++col) {
+        even.entries.push_back({1, col, 1.0});
+    }
+    EXPECT_EQ(larch::batch::Csr<double>::create(ref, {even, even})->get_automatic_kernel(),
+              larch::batch::CsrSpmvKernel::smart);
+    matrix_data<double> one_long_row{dim2{2, 64}};
+    for (std::int32_t col = 0; col < 62; ++col) {
+        one_long_row.entries.push_back({0, col, 1.0});
+    }
+    one_long_row.entries.push_back({1, 0, 1.0});
+    EXPECT_EQ(larch::batch::Csr<double>::create(ref, {even, one_long_row})->get_automatic_kernel(),
               larch::batch::CsrSpmvKernel::stream);
 }
 

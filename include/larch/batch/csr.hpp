@@ -23,10 +23,12 @@ namespace batch {
  */
 enum class CsrSpmvKernel {
     automatic,  ///< one fixed kernel per batch, chosen at creation (get_automatic_kernel): scalar
-                ///< where every item's rows hold fewer than 16 nonzeros on average, stream otherwise
+                ///< where every item's rows hold fewer than 16 nonzeros on average, else smart where
+                ///< no row is longer than twice the batch's mean, else stream
     scalar,     ///< one thread per row
     vector,     ///< one 32-lane warp per row, warp reduction
-    smart,      ///< one sub-warp per row, its size the power of two nearest the item's nnz / rows
+    smart,      ///< one sub-warp per row, its size the power of two >= the item's nnz / rows / 4 (each
+                ///< lane loads 4 of its row's entries at once)
     balanced,   ///< equal nonzeros per warp (row splits precomputed at creation), segmented scan
     stream,     ///< coalesced chunks of nonzeros, products in shared memory, rows summed there by sub-warps
                 ///< sized to the chunk's row count
@@ -136,7 +138,8 @@ public:
         return balanced_row_starts_.get_const_data();
     }
     /// The kernel automatic runs the batch with: scalar when every item's rows hold fewer than 16
-    /// nonzeros on average, stream otherwise (core/batch/csr.cpp gives the measurements).
+    /// nonzeros on average, else smart when no row is longer than twice the batch's mean
+    /// (get_max_row_nnz, get_mean_row_nnz), else stream (core/batch/csr.cpp gives the measurements).
     CsrSpmvKernel get_automatic_kernel() const noexcept { return automatic_kernel_; }
     /// Nonzeros per row over the whole batch (total nnz / total rows; host data).
     double get_mean_row_nnz() const noexcept { return mean_row_nnz_; }
