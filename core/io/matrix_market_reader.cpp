@@ -224,6 +224,12 @@ Banner parse_banner(LineScanner& scanner)
     if (banner.format == MatrixMarketFormat::array && banner.field == Field::pattern) {
         scanner.fail("field 'pattern' is only valid in coordinate files, not in 'array' files");
     }
+    // Skew symmetry is a relation between values (a_ji = -a_ij), and a pattern file has none; the Matrix Market
+    // specification defines no such file, so no reading of it would be more right than another.
+    if (banner.field == Field::pattern && banner.symmetry == Symmetry::skew_symmetric) {
+        scanner.fail("field 'pattern' cannot be skew-symmetric: a pattern stores no values to negate; "
+                     "expected symmetry 'general' or 'symmetric'");
+    }
     return banner;
 }
 

@@ -48,6 +48,9 @@ const std::vector<MalformedCase> malformed_cases{
      "unexpected text 'extra' after the banner's symmetry"},
     {"pattern array", "%%MatrixMarket matrix array pattern general\n", 1,
      "'pattern' is only valid in coordinate files"},
+    // a pattern has no values to negate; the Matrix Market specification defines no skew-symmetric pattern
+    {"skew-symmetric pattern", "%%MatrixMarket matrix coordinate pattern skew-symmetric\n3 3 1\n2 1\n", 1,
+     "field 'pattern' cannot be skew-symmetric"},
     {"no size line", general + "% only a comment\n", 2, "the input ends before the size line"},
     {"lines ended by CR alone", "%%MatrixMarket matrix coordinate real general\r1 1 1\r1 1 1\r", 1,
      "the banner line holds a carriage return (CR) before its end; Matrix Market lines end in LF or CR LF"},

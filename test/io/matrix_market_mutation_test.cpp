@@ -102,6 +102,7 @@ private:
         check(format == "coordinate" || format == "array");
         check(field == "real" || field == "integer" || (field == "pattern" && format == "coordinate"));
         check(symmetry == "general" || symmetry == "symmetric" || symmetry == "skew-symmetric");
+        check(field != "pattern" || symmetry != "skew-symmetric");  // a pattern has no values to negate
         field_ = field;
         symmetry_ = symmetry == "general" ? Symmetry::general
                     : symmetry == "symmetric" ? Symmetry::symmetric

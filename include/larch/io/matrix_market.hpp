@@ -23,9 +23,10 @@ enum class MatrixMarketFormat { coordinate, array };
  *
  * Accepted: the banner `%%MatrixMarket matrix <format> <field> <symmetry>` (case-insensitive) with
  * format `coordinate` or `array`, field `real`, `integer` or `pattern` (every value 1; coordinate only),
- * symmetry `general`, `symmetric` or `skew-symmetric`. Comment (`%`) and blank lines are skipped
- * anywhere after the banner; CRLF line ends and a UTF-8 byte order mark before the banner are
- * accepted. Values may use any decimal notation that std::from_chars reads, with an optional leading `+`.
+ * symmetry `general`, `symmetric` or `skew-symmetric` (not with `pattern`: a pattern has no values to
+ * negate, and the Matrix Market specification defines no skew-symmetric pattern). Comment (`%`) and blank
+ * lines are skipped anywhere after the banner; CRLF line ends and a UTF-8 byte order mark before the banner
+ * are accepted. Values may use any decimal notation that std::from_chars reads, with an optional leading `+`.
  *
  * The result:
  * - symmetric and skew-symmetric files are expanded (the other triangle is added, negated for
@@ -44,7 +45,8 @@ enum class MatrixMarketFormat { coordinate, array };
  * @throws BadInput    for any malformed input; the message names the source, the line number and what
  *                     was expected there (banner, size line, entry count, index range, number syntax,
  *                     trailing text, sizes that do not fit the index type I, a diagonal entry in a
- *                     skew-symmetric file, `complex`/`hermitian` files, which larch does not support).
+ *                     skew-symmetric file, a skew-symmetric `pattern` banner, `complex`/`hermitian`
+ *                     files, which larch does not support).
  *                     Rows and columns must be fewer than I's maximum, and the entries (an array's
  *                     values) at most that many; a line longer than 65,536 characters is rejected
  *                     before more of it is read, so a file of another kind is not read into memory.
