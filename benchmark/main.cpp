@@ -15,7 +15,8 @@ const char* const usage =
     "                       [--executor NAME] [--list-operations]\n"
     "  --output      where the JSON results go (default: none, only the table is printed)\n"
     "  --matrix-dir  root of the matrix files named in the configuration (default: $LARCH_MATRIX_DIR,\n"
-    "                else ../shared/matrices next to the larch sources)\n"
+    "                else ../shared/matrices next to the larch sources; a folder named here or in\n"
+    "                $LARCH_MATRIX_DIR must exist)\n"
     "  --executor    run every case on this executor (reference, omp, cuda, cuda:N, hip, hip:N, best)\n"
     "exit code: 0 if every case that ran was correct, 1 if one failed, 2 for a bad configuration or command\n"
     "line (checked before anything runs), 3 if every case was skipped (its executor is not available)\n";
@@ -26,8 +27,9 @@ int main(int argc, char** argv)
 {
     using namespace larch::benchmark;
     Options options;
-    const char* matrix_dir = std::getenv("LARCH_MATRIX_DIR");
-    options.matrix_dir = matrix_dir ? matrix_dir : LARCH_BENCHMARK_DEFAULT_MATRIX_DIR;
+    const char* matrix_dir_from_environment = std::getenv("LARCH_MATRIX_DIR");
+    options.matrix_dir =
+        matrix_dir_from_environment ? matrix_dir_from_environment : LARCH_BENCHMARK_DEFAULT_MATRIX_DIR;
     std::vector<std::string> flags_given;
     for (int i = 1; i < argc; ++i) {
         const std::string arg = argv[i];
@@ -74,11 +76,17 @@ int main(int argc, char** argv)
         std::cerr << usage;
         return 2;
     }
-    // Every matrix file of a missing folder would be skipped as "not found", one case at a time.
+    // Every matrix file of a missing folder would be skipped as "not found", one case at a time. The folder the
+    // user named is checked, whether by the flag or by the environment; the default one may be absent, since a
+    // configuration of generated matrices needs none.
     const bool matrix_dir_given =
         std::find(flags_given.begin(), flags_given.end(), "--matrix-dir") != flags_given.end();
-    if (matrix_dir_given && !std::filesystem::is_directory(options.matrix_dir)) {
-        std::cerr << "larch_benchmark: --matrix-dir '" << options.matrix_dir << "' is not a directory\n";
+    const char* const matrix_dir_source = matrix_dir_given              ? "--matrix-dir"
+                                          : matrix_dir_from_environment ? "LARCH_MATRIX_DIR (from the environment)"
+                                                                        : nullptr;
+    if (matrix_dir_source && !std::filesystem::is_directory(options.matrix_dir)) {
+        std::cerr << "larch_benchmark: " << matrix_dir_source << " '" << options.matrix_dir
+                  << "' is not a directory\n";
         return 2;
     }
     try {

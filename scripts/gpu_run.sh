@@ -14,10 +14,12 @@ build_dir="${BUILD_DIR:-$repo_root/build-gpu}"
 out="${OUT:-$build_dir/out}"
 mkdir -p "$out"
 jobs="$(nproc)"
+# Exported only where the folder exists: larch_benchmark (and so its tests) rejects a LARCH_MATRIX_DIR that is
+# not a directory, while its default folder may be missing.
 if [ -z "${LARCH_MATRIX_DIR:-}" ]; then
     if [ -d "$repo_root/.carry/matrices" ]; then
         export LARCH_MATRIX_DIR="$repo_root/.carry/matrices"
-    else
+    elif [ -d "$repo_root/../shared/matrices" ]; then
         export LARCH_MATRIX_DIR="$repo_root/../shared/matrices"
     fi
 fi
@@ -27,7 +29,7 @@ status=0
     echo "host: $(hostname), $(nproc) cores"
     nvidia-smi --query-gpu=name,memory.total,driver_version --format=csv,noheader 2>&1
     nvcc --version | tail -1
-    echo "matrices: $LARCH_MATRIX_DIR"
+    echo "matrices: ${LARCH_MATRIX_DIR:-none}"
 } | tee "$out/machine.txt"
 
 carried_args="$(carried_cmake_args)"
