@@ -13,8 +13,8 @@
 //                     [--no-progress-stops] [--rhs uniform|ones] [--tolerance TOL]
 // (every flag is checked before the first solve: a bad value, a flag given twice or a block size named twice ends
 // the study with exit code 2 and a message naming the flag; --time-limit 0, the default, sets no limit)
-// (--tolerance sets the relative residual the solvers stop at, 1e-9 by default; solved means a true relative
-// residual of at most 10 times it; --rhs ones replaces the uniform right-hand side by ones)
+// (--tolerance sets the relative residual the solvers stop at, in [0, 1), 1e-9 by default; solved means a true
+// relative residual of at most 10 times it; --rhs ones replaces the uniform right-hand side by ones)
 // (--shard K/N takes every N-th matrix starting at the K-th, so N processes can share the work; every solver
 // runs with block-Jacobi of every bound of --block-sizes, 1 = scalar Jacobi, the default)
 // (--json writes the same results for benchmark/plot.py: a case of kind "matrix" per matrix and configuration, one
@@ -57,7 +57,7 @@ const char* const usage =
     "                    [--block-sizes 1,4,8,16,24,32]\n"
     "                    [--algorithm gauss_jordan|gauss_huard|gauss_huard_transposed]\n"
     "                    [--time-limit SECONDS (0 = none)] [--no-progress-stops] [--rhs uniform|ones]\n"
-    "                    [--tolerance TOL]\n"
+    "                    [--tolerance TOL (0 <= TOL < 1)]\n"
     "CG runs on the matrices INDEX.md marks SPD and, where INDEX.md does not list a matrix, on those that are\n"
     "symmetric with a positive diagonal (necessary for SPD, not sufficient).\n";
 
@@ -540,7 +540,15 @@ try {
             }
             settings.rhs_of_ones = rhs == "ones";
         } else if (arg == "--tolerance") {
-            settings.tolerance = examples::flag_value<double>(arg, value());
+            const auto text = value();
+            settings.tolerance = examples::flag_value<double>(arg, text);
+            // The solvers accept any tolerance >= 0 (a negative one is left to their reader), but x0 = 0 already
+            // has relative residual 1: from 1 on, every solve would stop, "solved", before its first iteration.
+            if (settings.tolerance >= 1) {
+                throw BadInput(__FILE__, __LINE__, "--tolerance expects a relative residual in [0, 1), got '" + text +
+                                                       "' (x0 = 0 starts at relative residual 1, so every solve "
+                                                       "would stop before its first iteration)");
+            }
         } else if (arg == "--help" || arg == "-h") {
             std::cout << usage;
             return 0;
