@@ -4,12 +4,12 @@
 #pragma once
 
 #include <algorithm>
-#include <cmath>
 #include <deque>
 #include <string>
 #include <tuple>
 #include <vector>
 
+#include "core/components/format_helpers.hpp"
 #include "larch/base/exception.hpp"
 #include "larch/base/matrix_data.hpp"
 #include "larch/batch/batch_lin_op.hpp"
@@ -65,22 +65,6 @@ std::string where_patterns_differ(const matrix_data<V, I>& a, const matrix_data<
     return "in its number of nonzeros";
 }
 
-/// BadInput naming `item_context` where finite duplicate entries of `given` add up to Inf in `summed` (the
-/// Matrix Market reader rejects such files alike); values given as NaN or Inf are the caller's and pass.
-template <typename V, typename I>
-void ensure_finite_sums(const matrix_data<V, I>& given, const matrix_data<V, I>& summed,
-                        const std::string& item_context)
-{
-    const auto is_finite = [](const auto& e) { return std::isfinite(e.value); };
-    if (!std::all_of(given.entries.begin(), given.entries.end(), is_finite)) {
-        return;
-    }
-    const auto overflow = std::find_if_not(summed.entries.begin(), summed.entries.end(), is_finite);
-    LARCH_ENSURE(overflow == summed.entries.end(), BadInput,
-                 item_context + ": the duplicate entries at (" + std::to_string(overflow->row) + ", " +
-                     std::to_string(overflow->col) + ") add up to a value too large for " + type_name<V>());
-}
-
 /// Validates every item (BadInput naming `context`, the item and the entry), sorts and sums duplicates,
 /// and decides the pattern sharing (BadInput naming the first differing item and entry when a shared
 /// pattern was declared but does not hold).
@@ -106,10 +90,8 @@ PreparedItems<V, I> prepare_items(const std::vector<matrix_data<V, I>>& items,
         if (normal) {
             prepared.items.push_back(&data);
         } else {
-            prepared.normalized.push_back(data);
-            prepared.normalized.back().sum_duplicates();
+            prepared.normalized.push_back(larch::detail::copy_with_duplicates_summed(data, item_context));
             prepared.items.push_back(&prepared.normalized.back());
-            ensure_finite_sums(data, prepared.normalized.back(), item_context);
         }
         prepared.sizes.push_back(prepared.items.back()->size);
         prepared.nonzeros.push_back(prepared.items.back()->entries.size());

@@ -1,8 +1,11 @@
-// Core-side helpers shared by the class code of the matrix formats: their names in messages, index range
-// checks, and reaching an operand's data where it is needed (on the host for structure validation and
-// to_data, on the executor a conversion runs on). Kernels never use these.
+// Core-side helpers shared by the class code of the matrix formats (single and batched): their names in
+// messages, index range checks, summing duplicate entries of matrix_data, and reaching an operand's data where it
+// is needed (on the host for structure validation and to_data, on the executor a conversion runs on). Kernels
+// never use these.
 #pragma once
 
+#include <algorithm>
+#include <cmath>
 #include <limits>
 #include <memory>
 #include <string>
@@ -11,6 +14,7 @@
 #include "larch/base/array.hpp"
 #include "larch/base/exception.hpp"
 #include "larch/base/executor.hpp"
+#include "larch/base/matrix_data.hpp"
 #include "larch/base/types.hpp"
 
 namespace larch {
@@ -33,6 +37,27 @@ void check_fits_index_type(const std::string& context, dim2 size, size_type num_
                  context + ": a " + to_string(size) + " matrix with " +
                      std::to_string(num_nonzeros) + " stored entries does not fit the index type " +
                      type_name<I>());
+}
+
+/**
+ * A copy of `data` sorted row-major with duplicate entries summed. Throws BadInput naming `context` and the
+ * position where finite duplicates add up to Inf (the Matrix Market reader rejects such files alike); values
+ * given as NaN or Inf are the caller's and pass.
+ */
+template <typename V, typename I>
+matrix_data<V, I> copy_with_duplicates_summed(const matrix_data<V, I>& data, const std::string& context)
+{
+    auto summed = data;
+    summed.sum_duplicates();
+    const auto is_finite = [](const auto& e) { return std::isfinite(e.value); };
+    const auto overflow = std::find_if_not(summed.entries.begin(), summed.entries.end(), is_finite);
+    // the given values are scanned only where a sum is not finite, to tell an overflow from the caller's Inf
+    LARCH_ENSURE(overflow == summed.entries.end() ||
+                     !std::all_of(data.entries.begin(), data.entries.end(), is_finite),
+                 BadInput,
+                 context + ": the duplicate entries at (" + std::to_string(overflow->row) + ", " +
+                     std::to_string(overflow->col) + ") add up to a value too large for " + type_name<V>());
+    return summed;
 }
 
 /**

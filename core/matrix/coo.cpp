@@ -95,11 +95,10 @@ template <typename V, typename I>
 std::unique_ptr<Coo<V, I>> Coo<V, I>::create(std::shared_ptr<const Executor> exec,
                                              const matrix_data<V, I>& data)
 {
-    data.validate(operation_name<V, I>("create"));
-    auto sorted = data;
-    sorted.sum_duplicates();
-    detail::check_fits_index_type<I>(operation_name<V, I>("create"), data.size,
-                                     sorted.entries.size());
+    const auto context = operation_name<V, I>("create");
+    data.validate(context);
+    const auto sorted = detail::copy_with_duplicates_summed(data, context);
+    detail::check_fits_index_type<I>(context, data.size, sorted.entries.size());
     std::vector<V> values;
     std::vector<I> col_idxs;
     std::vector<I> row_idxs;

@@ -113,8 +113,7 @@ std::unique_ptr<Ell<V, I>> Ell<V, I>::create(std::shared_ptr<const Executor> exe
 {
     const auto context = operation_name<V, I>("create");
     data.validate(context);
-    auto sorted = data;
-    sorted.sum_duplicates();
+    const auto sorted = detail::copy_with_duplicates_summed(data, context);
     const auto rows = data.size.rows;
     std::vector<size_type> row_nnz(rows, 0);
     for (const auto& e : sorted.entries) {

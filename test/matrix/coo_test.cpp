@@ -105,6 +105,16 @@ TEST(CooValidation, NamesTheArrayPositionAndValueOfBadStructure)
                  larch::BadInput);
 }
 
+TEST(CooValidation, RejectsFiniteDuplicatesWhoseSumOverflowsNamingThePosition)
+{
+    const auto exec = larch::make_executor("reference");
+    // each value is finite, the sum of the two at (0, 1) is not (-Inf, past the lowest double)
+    const larch::matrix_data<double> data{dim2{2, 2}, {{0, 1, -1e308}, {1, 0, 1.0}, {0, 1, -1e308}}};
+    expect_contains(error_message_of([&] { Coo<double>::create(exec, data); }),
+                    "Coo<double,int32>::create: the duplicate entries at (0, 1) add up to a value too "
+                    "large for double");
+}
+
 TEST(CooErrors, ApplyChecksSizesAndOperandTypes)
 {
     const auto exec = larch::make_executor("reference");

@@ -169,6 +169,16 @@ TEST(CsrValidation, BadStructureThrowsBadInputAndNamesTheType)
     EXPECT_THROW(Csr<double>::create(exec, outside), larch::BadInput);
 }
 
+TEST(CsrValidation, RejectsFiniteDuplicatesWhoseSumOverflowsNamingThePosition)
+{
+    const auto exec = larch::make_executor("reference");
+    // each value is finite, the sum of the two at (1, 2) is not
+    const larch::matrix_data<double> data{dim2{2, 3}, {{1, 2, 1e308}, {0, 1, 1.0}, {1, 2, 1e308}}};
+    expect_contains(error_message_of([&] { Csr<double>::create(exec, data); }),
+                    "Csr<double,int32>::create: the duplicate entries at (1, 2) add up to a value too "
+                    "large for double");
+}
+
 TEST(CsrErrors, ApplyChecksSizesAndOperandTypes)
 {
     const auto exec = larch::make_executor("reference");

@@ -111,6 +111,16 @@ TEST(EllValidation, NamesTheArrayPositionAndValueOfBadStructure)
     expect_contains(creation_error({0, 1, 2, 1}, 1), "stride 1 is smaller than the 2 rows");
 }
 
+TEST(EllValidation, RejectsFiniteDuplicatesWhoseSumOverflowsNamingThePosition)
+{
+    const auto exec = larch::make_executor("reference");
+    // each value is finite in float, the sum of the two at (1, 1) is not
+    const larch::matrix_data<float> data{dim2{2, 2}, {{1, 1, 3e38f}, {1, 1, 3e38f}, {0, 0, 1.0f}}};
+    expect_contains(error_message_of([&] { Ell<float>::create(exec, data); }),
+                    "Ell<float,int32>::create: the duplicate entries at (1, 1) add up to a value too "
+                    "large for float");
+}
+
 TEST(EllErrors, ApplyChecksSizesAndOperandTypes)
 {
     const auto exec = larch::make_executor("reference");

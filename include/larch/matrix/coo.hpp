@@ -36,6 +36,8 @@ public:
     /// not strictly sorted by (row, column).
     static std::unique_ptr<Coo> create(std::shared_ptr<const Executor> exec, dim2 size,
                                        array<V> values, array<I> col_idxs, array<I> row_idxs);
+    /// A matrix from coordinate data, as Csr's: duplicates summed (BadInput naming the position where finite
+    /// ones add up past V's range), explicit zeros kept.
     static std::unique_ptr<Coo> create(std::shared_ptr<const Executor> exec,
                                        const matrix_data<V, I>& data);
     static std::unique_ptr<Coo> create_from(std::shared_ptr<const Executor> exec, const Csr<V, I>& source);

@@ -54,7 +54,8 @@ public:
     /// of each row lie in [0, cols) and strictly increase.
     static std::unique_ptr<Csr> create(std::shared_ptr<const Executor> exec, dim2 size,
                                        array<V> values, array<I> col_idxs, array<I> row_ptrs);
-    /// A matrix from coordinate data; duplicate entries are summed, explicit zeros are kept.
+    /// A matrix from coordinate data; duplicate entries are summed, explicit zeros are kept. BadInput for an
+    /// entry outside the matrix, and naming the position where finite duplicates add up past V's range.
     static std::unique_ptr<Csr> create(std::shared_ptr<const Executor> exec,
                                        const matrix_data<V, I>& data);
     /// Conversions (run on `exec`, which may differ from the source's executor: a source that `exec`

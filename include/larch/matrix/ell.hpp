@@ -41,6 +41,8 @@ public:
     static std::unique_ptr<Ell> create(std::shared_ptr<const Executor> exec, dim2 size,
                                        array<V> values, array<I> col_idxs,
                                        size_type num_stored_per_row, size_type stride);
+    /// A matrix from coordinate data, as Csr's: duplicates summed (BadInput naming the position where finite
+    /// ones add up past V's range), explicit zeros kept.
     static std::unique_ptr<Ell> create(std::shared_ptr<const Executor> exec,
                                        const matrix_data<V, I>& data);
     static std::unique_ptr<Ell> create_from(std::shared_ptr<const Executor> exec, const Csr<V, I>& source);
