@@ -8,6 +8,8 @@
 #include <random>
 #include <tuple>
 
+#include "benchmark/driver/host_memory.hpp"
+
 namespace larch {
 namespace benchmark {
 namespace {
@@ -45,6 +47,7 @@ std::shared_ptr<const std::vector<T>> generate_values(const std::vector<dim2>& s
                                                       const std::vector<std::int64_t>& offsets)
 {
     constexpr std::uint64_t seed = 42;
+    ensure_fits_host_memory(static_cast<double>(offsets.back()) * sizeof(T));
     auto values = std::make_shared<std::vector<T>>(static_cast<std::size_t>(offsets.back()));
     auto* data = values->data();
     const auto num_items = static_cast<std::int64_t>(sizes.size());

@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "benchmark/driver/device_timing.hpp"
+#include "benchmark/driver/host_memory.hpp"
 #include "benchmark/driver/statistics.hpp"
 #include "larch/base/array.hpp"
 #include "larch/config.hpp"
@@ -131,6 +132,8 @@ double measure_copy_bandwidth(std::shared_ptr<const Executor> exec, size_type nu
                               int repetitions, Timer& timer)
 {
     const size_type count = std::max<size_type>(num_bytes / sizeof(double), 1);
+    // the source's host values, and on a host executor the source and destination themselves
+    ensure_fits_host_memory(static_cast<double>(count * sizeof(double)) * (exec->is_host() ? 3.0 : 1.0));
     // Real values in the source: untouched pages would be read from the zero page, too fast.
     const std::vector<double> host_values(count, 1.0);
     const array<double> source{exec, host_values.begin(), host_values.end()};

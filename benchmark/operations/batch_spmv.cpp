@@ -28,6 +28,7 @@
 #include <random>
 
 #include "benchmark/driver/block_diagonal_join.hpp"
+#include "benchmark/driver/host_memory.hpp"
 #include "benchmark/driver/matrix_source.hpp"
 #include "benchmark/driver/operation.hpp"
 #include "larch/batch/coo.hpp"
@@ -77,6 +78,8 @@ std::vector<matrix_data<V, index_type>> homogeneous_items(const CaseContext& con
     const auto data = load_matrix<V, index_type>(context.fields().get_object("matrix"),
                                                  context.matrix_dir());
     std::uniform_real_distribution<double> scale{0.5, 1.5};
+    ensure_fits_host_memory(static_cast<double>(num_items) * static_cast<double>(data.entries.size()) *
+                            sizeof(typename matrix_data<V, index_type>::entry));
     std::vector<matrix_data<V, index_type>> items(num_items, data);
     for (auto& item : items) {
         const auto factor = static_cast<V>(scale(engine));
@@ -96,6 +99,8 @@ std::vector<matrix_data<V, index_type>> density_items(const Fields& fields, size
     const bool balanced = fields.get_string("rows", "balanced") == "balanced";
     std::uniform_real_distribution<double> unit{0.0, 1.0};
     std::uniform_int_distribution<index_type> column{0, static_cast<index_type>(order) - 1};
+    ensure_fits_host_memory(static_cast<double>(num_items) * static_cast<double>(order) *
+                            static_cast<double>(row_nnz) * sizeof(typename matrix_data<V, index_type>::entry));
     std::vector<matrix_data<V, index_type>> items;
     items.reserve(num_items);
     for (size_type item = 0; item < num_items; ++item) {
