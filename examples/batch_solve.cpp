@@ -34,7 +34,6 @@ const char* const usage =
     "Each flag is given at most once.\n";
 
 struct Options {
-    bool help = false;
     std::string executor = larch::best_available_executor_name();
     std::string solver = "bicgstab";
     bool jacobi = false;
@@ -101,10 +100,7 @@ try {
         if (arg.rfind("--", 0) == 0) {
             flags.push_back(arg);
         }
-        if (arg == "--help" || arg == "-h") {
-            options.help = true;
-            return true;
-        } else if (arg == "--solver") {
+        if (arg == "--solver") {
             options.solver = value();
             if (options.solver != "bicgstab" && options.solver != "cg" && options.solver != "gmres") {
                 throw larch::BadInput(__FILE__, __LINE__,
@@ -142,14 +138,17 @@ try {
 
 int main(int argc, char** argv)
 {
+    // --help anywhere, even after an argument that would be rejected, asks only for the usage
+    for (int i = 1; i < argc; ++i) {
+        if (std::string{argv[i]} == "--help" || std::string{argv[i]} == "-h") {
+            std::cout << usage;
+            return 0;
+        }
+    }
     Options options;
     if (!parse(argc, argv, options)) {
         std::cerr << usage;
         return 1;
-    }
-    if (options.help) {
-        std::cout << usage;
-        return 0;
     }
     try {
         const auto exec = larch::make_executor(options.executor);
