@@ -3,7 +3,7 @@
 // summary. The items come from Matrix Market files or are generated (1D and 2D Laplacians of 8..300 rows).
 // The README's batched solver example is an excerpt of this program.
 //
-// Usage: batch_solve [executor] [--solver bicgstab|cg|gmres] [--jacobi] [--tolerance t]
+// Usage: batch_solve [executor] [--solver bicgstab|cg|gmres] [--jacobi] [--tolerance t (0 < t < 1)]
 //                    [--max-iterations n] (--generate N | file.mtx ...)
 // Exits 1 on bad arguments, after a message naming the first of them; otherwise 0 (items that do not converge
 // are reported, not errors).
@@ -29,7 +29,7 @@
 namespace {
 
 const char* const usage =
-    "usage: batch_solve [executor] [--solver bicgstab|cg|gmres] [--jacobi] [--tolerance t]\n"
+    "usage: batch_solve [executor] [--solver bicgstab|cg|gmres] [--jacobi] [--tolerance t (0 < t < 1)]\n"
     "                   [--max-iterations n] (--generate N | file.mtx ...)\n"
     "Each flag is given at most once.\n";
 
@@ -109,7 +109,7 @@ try {
         } else if (arg == "--jacobi") {
             options.jacobi = true;
         } else if (arg == "--tolerance") {
-            options.tolerance = larch::examples::flag_value<double>(arg, value());
+            options.tolerance = larch::examples::relative_tolerance_value(arg, value());
         } else if (arg == "--max-iterations") {
             options.max_iterations = larch::examples::flag_value<larch::size_type>(arg, value());
         } else if (arg == "--generate") {

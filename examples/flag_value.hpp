@@ -68,6 +68,24 @@ Number flag_value(const std::string& flag, const std::string& text)
 }
 
 /**
+ * `text`, the value of `flag`, as the relative residual at which a solve from x0 = 0 stops: a number as
+ * flag_value reads it, below 1. x0 = 0 already has relative residual 1, so from 1 on every solve would stop,
+ * reported converged, before its first iteration. The solvers check the lower end themselves.
+ *
+ * @throws BadInput  as flag_value, or "<flag> expects a relative residual below 1, got '<text>' ..."
+ */
+inline double relative_tolerance_value(const std::string& flag, const std::string& text)
+{
+    const auto tolerance = flag_value<double>(flag, text);
+    if (tolerance >= 1) {
+        throw BadInput(__FILE__, __LINE__, flag + " expects a relative residual below 1, got '" + text +
+                                               "' (x0 = 0 starts at relative residual 1, so every solve would "
+                                               "stop before its first iteration)");
+    }
+    return tolerance;
+}
+
+/**
  * The argument after the flag argv[i], which the call consumes (i moves on to it).
  *
  * @throws BadInput  "flag <flag> needs a value" (then `hint`, e.g. a usage text) when argv[i] is the last

@@ -4,7 +4,7 @@
 //
 // Usage: solve [matrix.mtx] [--generate laplace2d|laplace3d|convection_diffusion2d] [--size N]
 //              [--executor NAME] [--solver cg|bicgstab|idr|gmres] [--config solver.json]
-//              [--tolerance TOL] [--max-iterations N] [--no-preconditioner] [--rhs ones|uniform]
+//              [--tolerance TOL (below 1)] [--max-iterations N] [--no-preconditioner] [--rhs ones|uniform]
 //              [--monitor [K]] [--block-size K] [--algorithm gauss_jordan|gauss_huard|gauss_huard_transposed]
 //              [--adaptive-precision] [--divergence FACTOR] [--stagnation WINDOW]
 #include <algorithm>
@@ -40,7 +40,7 @@ namespace {
 const char* usage =
     "usage: solve [matrix.mtx] [--generate laplace2d|laplace3d|convection_diffusion2d] [--size N]\n"
     "             [--executor NAME] [--solver cg|bicgstab|idr|gmres] [--config solver.json]\n"
-    "             [--tolerance TOL] [--max-iterations N] [--no-preconditioner] [--rhs ones|uniform]\n"
+    "             [--tolerance TOL (below 1)] [--max-iterations N] [--no-preconditioner] [--rhs ones|uniform]\n"
     "             [--monitor [K]]   (print the residual every K iterations, default 1)\n"
     "             [--block-size K]  (block-Jacobi with blocks of up to K rows; default 1 = scalar Jacobi)\n"
     "             [--algorithm gauss_jordan|gauss_huard|gauss_huard_transposed] [--adaptive-precision]\n"
@@ -102,9 +102,8 @@ Settings parse_arguments(int argc, char** argv)
     for (int i = 1; i < argc; ++i) {
         const std::string arg = argv[i];
         auto value = [&] { return examples::next_flag_value(argc, argv, i, std::string{"\n"} + usage); };
-        // The whole value as a count or a finite number (examples/flag_value.hpp says why not std::stoul).
+        // The whole value as a count (examples/flag_value.hpp says why not std::stoul).
         auto count_value = [&]() { return examples::flag_value<size_type>(arg, value()); };
-        auto number_value = [&]() { return examples::flag_value<double>(arg, value()); };
         if (arg.rfind("-", 0) == 0) {
             settings.flags.push_back(arg);
         }
@@ -119,7 +118,7 @@ Settings parse_arguments(int argc, char** argv)
         } else if (arg == "--config") {
             settings.config_file = value();
         } else if (arg == "--tolerance") {
-            settings.tolerance = number_value();
+            settings.tolerance = examples::relative_tolerance_value(arg, value());
         } else if (arg == "--max-iterations") {
             settings.max_iterations = count_value();
         } else if (arg == "--block-size") {

@@ -540,15 +540,8 @@ try {
             }
             settings.rhs_of_ones = rhs == "ones";
         } else if (arg == "--tolerance") {
-            const auto text = value();
-            settings.tolerance = examples::flag_value<double>(arg, text);
-            // The solvers accept any tolerance >= 0 (a negative one is left to their reader), but x0 = 0 already
-            // has relative residual 1: from 1 on, every solve would stop, "solved", before its first iteration.
-            if (settings.tolerance >= 1) {
-                throw BadInput(__FILE__, __LINE__, "--tolerance expects a relative residual in [0, 1), got '" + text +
-                                                       "' (x0 = 0 starts at relative residual 1, so every solve "
-                                                       "would stop before its first iteration)");
-            }
+            // a negative value is left to the solvers' reader, which names the field
+            settings.tolerance = examples::relative_tolerance_value(arg, value());
         } else if (arg == "--help" || arg == "-h") {
             std::cout << usage;
             return 0;
