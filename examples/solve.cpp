@@ -50,7 +50,8 @@ const char* usage =
     "                                     default 2000, 0 = off)\n"
     "With --config the solver and its preconditioner come from the file: --solver, --block-size, --algorithm,\n"
     "--adaptive-precision and --no-preconditioner are rejected. --tolerance, --max-iterations, --divergence and\n"
-    "--stagnation give the criteria of a file without \"criteria\" and are rejected with one that has them.\n"
+    "--stagnation give the criteria of a file without \"criteria\" and are rejected with one that has them;\n"
+    "--monitor likewise with \"monitor\".\n"
     "A matrix file and --generate or --size are rejected together, --block-size, --algorithm and\n"
     "--adaptive-precision with --no-preconditioner, and any flag given twice.\n";
 
@@ -229,11 +230,15 @@ nlohmann::json solver_description(const Settings& settings)
                                              {"storage_precision", settings.adaptive_precision ? "adaptive" : "working"}};
         }
     }
-    const auto criteria_flag = first_given(settings, criteria_flags);
-    if (description.is_object() && description.contains("criteria") && !criteria_flag.empty()) {
-        throw BadInput(__FILE__, __LINE__, criteria_flag + " cannot be combined with --config " +
-                                               settings.config_file + ", whose description sets \"criteria\"");
-    }
+    // A flag completes a --config file; overwriting a field the file sets would silently drop the file's value.
+    const auto reject_over_file_field = [&](const std::string& flag, const std::string& field) {
+        if (!flag.empty() && description.is_object() && description.contains(field)) {
+            throw BadInput(__FILE__, __LINE__, flag + " cannot be combined with --config " + settings.config_file +
+                                                   ", whose description sets \"" + field + "\"");
+        }
+    };
+    reject_over_file_field(first_given(settings, criteria_flags), "criteria");
+    reject_over_file_field(first_given(settings, {"--monitor"}), "monitor");
     if (description.is_object() && !description.contains("criteria")) {
         description["criteria"] = {{"max_iterations", settings.max_iterations},
                                    {"relative_residual", settings.tolerance}};
