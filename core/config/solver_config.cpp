@@ -2,6 +2,7 @@
 // error names its JSON path.
 #include "larch/config/solver_config.hpp"
 
+#include <filesystem>
 #include <fstream>
 #include <iostream>
 #include <limits>
@@ -269,6 +270,10 @@ template <typename T>
 std::unique_ptr<solver::SolverFactory<T>> read_solver_config(const std::string& path,
                                                              std::shared_ptr<const Executor> exec)
 {
+    // a directory opens as a stream that reads nothing, which the parser would call malformed JSON
+    std::error_code ignored;
+    LARCH_ENSURE(!std::filesystem::is_directory(path, ignored), BadInput,
+                 "solver config: '" + path + "' is a directory, not a JSON file");
     std::ifstream file{path};
     LARCH_ENSURE(file, BadInput, "solver config: cannot open '" + path + "'");
     std::stringstream text;

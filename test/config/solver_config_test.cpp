@@ -188,6 +188,15 @@ TEST_F(SolverConfig, MalformedJsonAndMissingFilesThrowBadInput)
 {
     expect_error(R"({"type": "cg",)", "malformed JSON");
     EXPECT_THROW(larch::config::read_solver_config<double>("/nonexistent/solver.json", exec), larch::BadInput);
+    // a folder opens as a stream that reads nothing: named as a folder, not as malformed JSON
+    const auto folder = ::testing::TempDir();
+    try {
+        larch::config::read_solver_config<double>(folder, exec);
+        FAIL() << "no exception for the folder " << folder;
+    } catch (const larch::BadInput& error) {
+        EXPECT_NE(std::string{error.what()}.find("'" + folder + "' is a directory, not a JSON file"), std::string::npos)
+            << "message: " << error.what();
+    }
 }
 
 TEST_F(SolverConfig, ReadsAFile)

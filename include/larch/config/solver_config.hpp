@@ -61,7 +61,7 @@ template <typename T>
 std::unique_ptr<solver::SolverFactory<T>> parse_solver_config(const std::string& json_text,
                                                               std::shared_ptr<const Executor> exec);
 
-/// As above from a JSON file; a file that cannot be opened throws BadInput naming the path.
+/// As above from a JSON file; a file that cannot be opened, or a directory, throws BadInput naming the path.
 template <typename T>
 std::unique_ptr<solver::SolverFactory<T>> read_solver_config(const std::string& path,
                                                              std::shared_ptr<const Executor> exec);
