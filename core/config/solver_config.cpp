@@ -150,6 +150,12 @@ Parameters read_common(const ObjectReader& reader, Parameters parameters)
         }
         if (preconditioner.has("accuracy")) {
             jacobi.with_accuracy(preconditioner.get_positive_number("accuracy", 1.0));
+            // only adaptive storage reads it: with working storage it would be ignored without a word
+            if (jacobi.storage_precision != BlockJacobiStorage::adaptive) {
+                fail(preconditioner.field_path("accuracy"),
+                     "only \"storage_precision\": \"adaptive\" uses an accuracy (it bounds u * cond of the "
+                     "blocks stored in a lower precision)");
+            }
         }
         if (preconditioner.has("on_singular_block")) {
             jacobi.with_on_singular_block(preconditioner.get_choice(

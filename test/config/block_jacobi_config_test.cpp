@@ -64,6 +64,13 @@ TEST(BlockJacobiConfig, NamesTheBadField)
               std::string::npos);
     EXPECT_NE(message_of({{"type", "block_jacobi"}, {"accuracy", 0.0}}).find("expected a number in (0, 1], got 0"),
               std::string::npos);
+    // Working storage (the default) never reads the accuracy, which would otherwise be dropped without a word.
+    EXPECT_NE(message_of({{"type", "block_jacobi"}, {"accuracy", 0.01}})
+                  .find("/preconditioner/accuracy: only \"storage_precision\": \"adaptive\" uses an accuracy"),
+              std::string::npos);
+    EXPECT_NE(message_of({{"type", "block_jacobi"}, {"storage_precision", "working"}, {"accuracy", 0.01}})
+                  .find("/preconditioner/accuracy: only"),
+              std::string::npos);
     // A positive subnormal accuracy is accepted, as BlockJacobi::parameters_type takes it.
     EXPECT_EQ(message_of({{"type", "block_jacobi"}, {"storage_precision", "adaptive"}, {"accuracy", 1e-310}}),
               "no exception");

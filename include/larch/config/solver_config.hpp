@@ -29,9 +29,10 @@ namespace config {
  *   (stop::stagnation)}; a solve needs max_iterations or time_limit (checked when the description is read)
  * - "preconditioner": {"type": "none"} or {"type": "block_jacobi", "max_block_size": integer >= 1,
  *   "algorithm": "gauss_jordan" | "gauss_huard" | "gauss_huard_transposed", "storage_precision": "working" |
- *   "adaptive", "accuracy": number in (0, 1], "on_singular_block": "fallback" | "throw", "extraction":
- *   "cached" | "shared", "row_matching": "automatic" | "none" | "maximum_product"}, each field
- *   but "type" optional with preconditioner::BlockJacobi's default
+ *   "adaptive", "accuracy": number in (0, 1] (with "storage_precision": "adaptive" only, the one that reads
+ *   it), "on_singular_block": "fallback" | "throw", "extraction": "cached" | "shared", "row_matching":
+ *   "automatic" | "none" | "maximum_product"}, each field but "type" optional with
+ *   preconditioner::BlockJacobi's default
  * - "max_residual_replacements": integer (restarts from the true residual; default 5)
  * - "monitor": true or {"every": integer >= 1}: progress on standard output every k iterations (log::Stream)
  * - idr only: "subspace_dim" (integer >= 1, default 4), "seed" (integer < 2^32, default 42); idr and
