@@ -8,11 +8,14 @@
 // Exits 1 on bad arguments, after a message naming the first of them; otherwise 0 (items that do not converge
 // are reported, not errors).
 #include <chrono>
+#include <cstdint>
 #include <iostream>
 #include <memory>
 #include <random>
 #include <string>
 #include <vector>
+
+#include <unistd.h>
 
 #include <larch/base/executor.hpp>
 #include <larch/batch/csr.hpp>
@@ -55,6 +58,30 @@ std::vector<larch::matrix_data<double>> generated_items(larch::size_type count)
                                       : larch::generate::laplace_2d<double>(grid(engine)));
     }
     return items;
+}
+
+/**
+ * Throws BadInput when `count` generated items would not fit the host's memory. They are built on the host one
+ * after another, so an extra digit in --generate would otherwise fill the memory for minutes and end in a bare
+ * std::bad_alloc, or in the process being killed where the kernel overcommits memory.
+ */
+void check_generated_items_fit(larch::size_type count)
+{
+    // about 500 stored entries per item on average (tridiagonals of 8..300 rows, 5-point grids of 3..17 points
+    // a side), each held as a matrix_data entry and as a batch::Csr value and column index: a lower bound (the
+    // vectors and the solver's workspace come on top; 20,000 items took 24 KB each), so no batch that fits is
+    // refused
+    constexpr double bytes_per_item =
+        500.0 * (sizeof(larch::matrix_data<double>::entry) + sizeof(double) + sizeof(std::int32_t));
+    const double needed = static_cast<double>(count) * bytes_per_item;
+    const double available = static_cast<double>(sysconf(_SC_PHYS_PAGES)) * sysconf(_SC_PAGE_SIZE);
+    if (available > 0 && needed > available) {
+        const auto gigabytes = [](double bytes) { return std::to_string(static_cast<long long>(bytes / 1e9)); };
+        throw larch::BadInput(__FILE__, __LINE__,
+                              "--generate " + std::to_string(count) + " needs about " + gigabytes(needed) +
+                                  " GB for its items alone, more than the " + gigabytes(available) +
+                                  " GB of memory of this machine");
+    }
 }
 
 /// The batched solver of `options.solver` with the shared criteria (one tolerance for every item).
@@ -114,6 +141,7 @@ try {
             options.max_iterations = larch::examples::flag_value<larch::size_type>(arg, value());
         } else if (arg == "--generate") {
             options.generate = larch::examples::flag_value<larch::size_type>(arg, value());
+            check_generated_items_fit(options.generate);
         } else if (larch::examples::is_matrix_market_file_name(arg)) {
             options.files.push_back(arg);
         } else if (i == 1 && arg.rfind("-", 0) != 0) {
