@@ -41,9 +41,9 @@ public:
                 const std::vector<IterationMonitor*>& monitors)
         : exec_{std::move(exec)},
           fields_{fields},
-          check_interval_{check_interval},
+          check_interval_{block_rows(check_interval, monitors)},
           monitors_{monitors},
-          host_{exec_->get_host(), (fields.norms + check_interval) * monitors.size()},
+          host_{exec_->get_host(), (fields.norms + check_interval_) * monitors.size()},
           device_{exec_},
           live_(monitors.size(), false),
           outcomes_(monitors.size())
@@ -162,9 +162,23 @@ private:
         field(fields_.stopped, col) = T{column_state::running};
     }
 
+    /// Rows of norms a block can fill: the check interval, fewer where every monitor's budget ends sooner
+    /// (next_block_steps never runs past a budget). A check_interval far beyond the iteration limit, 10^14
+    /// say, would otherwise allocate a row per iteration that never runs.
+    static size_type block_rows(size_type check_interval, const std::vector<IterationMonitor*>& monitors)
+    {
+        size_type longest_budget = 0;
+        for (const auto* monitor : monitors) {
+            if (monitor) {
+                longest_budget = std::max(longest_budget, monitor->get_remaining_iterations());
+            }
+        }
+        return std::min(check_interval, longest_budget);
+    }
+
     std::shared_ptr<const Executor> exec_;
     ColumnStateFields fields_;
-    size_type check_interval_;
+    size_type check_interval_;  // block_rows; declared before host_, which it sizes
     std::vector<IterationMonitor*> monitors_;
     array<T> host_;
     array<T> device_;
