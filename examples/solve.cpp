@@ -31,6 +31,7 @@
 #include <larch/matrix/dense.hpp>
 
 #include "flag_value.hpp"
+#include "matrix_index.hpp"
 
 using namespace larch;
 using Vector = matrix::Dense<double>;
@@ -146,11 +147,12 @@ Settings parse_arguments(int argc, char** argv)
                 throw BadInput(__FILE__, __LINE__, "--rhs expects ones or uniform, got '" + settings.rhs + "'");
             }
         } else if (arg == "--monitor") {
-            // The count is optional: anything but a flag or a file name is taken as the count, so that "-5"
-            // is rejected as a count instead of read as the matrix file.
+            // The count is optional: a number or a single-dash word is taken as the count, so that "-5" is
+            // rejected as a count instead of read as the matrix file; a *.mtx name (494_bus.mtx) is the matrix.
             const std::string next = i + 1 < argc ? argv[i + 1] : "--";
-            const bool count_follows = std::isdigit(static_cast<unsigned char>(next[0])) ||
-                                       (next[0] == '-' && next.rfind("--", 0) != 0);
+            const bool count_follows = !larch::examples::is_matrix_market_file_name(next) &&
+                                       (std::isdigit(static_cast<unsigned char>(next[0])) ||
+                                        (next[0] == '-' && next.rfind("--", 0) != 0));
             settings.monitor_every = count_follows ? count_value() : 1;
         } else if (arg.rfind("-", 0) != 0 && settings.matrix_file.empty()) {
             settings.matrix_file = arg;
