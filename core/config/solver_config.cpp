@@ -64,8 +64,13 @@ std::vector<stop::Criterion> read_criteria(const ObjectReader& parent)
         criteria.push_back(stop::time_limit(reader.get_number("time_limit", 0, infinity)));
     }
     if (reader.has("divergence")) {
-        if (reader.at("divergence").is_number()) {
+        const auto& value = reader.at("divergence");
+        if (value.is_number()) {
             criteria.push_back(stop::divergence(reader.get_number("divergence", 1, largest)));
+        } else if (!value.is_object()) {
+            fail(reader.field_path("divergence"),
+                 "expected a factor (a number >= 1) or {\"factor\": f, \"iterations\": k}, got " +
+                     describe_value(value));
         } else {
             ObjectReader divergence{reader.at("divergence"), reader.field_path("divergence"),
                                     {"factor", "iterations"}};
@@ -102,6 +107,8 @@ Parameters read_common(const ObjectReader& reader, Parameters parameters)
             if (monitor.get<bool>()) {
                 parameters.with_logger(log::Stream::create(std::cout, 1));
             }
+        } else if (!monitor.is_object()) {
+            fail(reader.field_path("monitor"), "expected true, false or {\"every\": k}, got " + describe_value(monitor));
         } else {
             ObjectReader every{monitor, reader.field_path("monitor"), {"every"}};
             parameters.with_logger(log::Stream::create(std::cout, every.has("every") ? every.get_count("every", 1) : 1));

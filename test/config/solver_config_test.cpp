@@ -115,6 +115,12 @@ TEST_F(SolverConfig, ReadsTheDivergenceAndStagnationCriteria)
     EXPECT_EQ(solver->get_criteria().get_stagnation()[0].value, 0.01);
     expect_error(R"({"type": "cg", "criteria": {"max_iterations": 5, "divergence": 0.5}})",
                  "/criteria/divergence: expected a finite number >= 1, got 0.5");
+    // neither a number nor an object: the message names both forms, not only the object
+    expect_error(R"({"type": "cg", "criteria": {"max_iterations": 5, "divergence": true}})",
+                 "/criteria/divergence: expected a factor (a number >= 1) or {\"factor\": f, \"iterations\": k}, "
+                 "got boolean true");
+    expect_error(R"({"type": "cg", "monitor": "yes", "criteria": {"max_iterations": 5}})",
+                 "/monitor: expected true, false or {\"every\": k}, got string \"yes\"");
     expect_error(R"({"type": "cg", "criteria": {"max_iterations": 5, "stagnation": {"relative_decrease": 0.1}}})",
                  "/criteria/stagnation/window: missing");
     expect_error(R"({"type": "cg", "criteria": {"max_iterations": 5, "stagnation": {"window": 0}}})",

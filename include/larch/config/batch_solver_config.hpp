@@ -27,7 +27,7 @@ namespace config {
  * - "preconditioner": {"type": "none" | "jacobi"} or {"type": "block_jacobi", "max_block_size": 1..32
  *   (default 32), "row_matching": "automatic" | "none" | "maximum_product" (default automatic: the items
  *   with a zero or missing diagonal entry)}
- * - "max_residual_replacements": integer (restarts from the true residual; default 5)
+ * - "max_residual_replacements": integer 0..1000 (restarts from the true residual; default 5)
  * - gmres only: "restart": integer in [1, 1000] (default 30)
  * - bicgstab only: "kappa": number in [0, 1] (default 0.7: the omega safeguard of the single-system
  *   BiCGSTAB; 0 = off)

@@ -53,7 +53,7 @@ struct batch_common_parameters {
     ::larch::preconditioner::BlockJacobiRowMatching block_row_matching =
         ::larch::preconditioner::BlockJacobiRowMatching::automatic;
     /// How often an item may restart from its true residual after a breakdown or after its recursive
-    /// residual met the tolerance while the true one did not.
+    /// residual met the tolerance while the true one did not; at most 1000 (BadInput at generate).
     size_type max_residual_replacements = 5;
     std::vector<std::shared_ptr<BatchLogger>> loggers;
 };
