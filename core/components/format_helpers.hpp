@@ -39,6 +39,14 @@ void check_fits_index_type(const std::string& context, dim2 size, size_type num_
                      type_name<I>());
 }
 
+/// The BadInput message for finite duplicate entries at (row, col) whose sum is too large for V.
+template <typename V, typename I>
+std::string overflowing_duplicates_message(const std::string& context, I row, I col)
+{
+    return context + ": the duplicate entries at (" + std::to_string(row) + ", " + std::to_string(col) +
+           ") add up to a value too large for " + type_name<V>();
+}
+
 /**
  * A copy of `data` sorted row-major with duplicate entries summed. Throws BadInput naming `context` and the
  * position where finite duplicates add up to Inf (the Matrix Market reader rejects such files alike); values
@@ -54,9 +62,7 @@ matrix_data<V, I> copy_with_duplicates_summed(const matrix_data<V, I>& data, con
     // the given values are scanned only where a sum is not finite, to tell an overflow from the caller's Inf
     LARCH_ENSURE(overflow == summed.entries.end() ||
                      !std::all_of(data.entries.begin(), data.entries.end(), is_finite),
-                 BadInput,
-                 context + ": the duplicate entries at (" + std::to_string(overflow->row) + ", " +
-                     std::to_string(overflow->col) + ") add up to a value too large for " + type_name<V>());
+                 BadInput, overflowing_duplicates_message<V>(context, overflow->row, overflow->col));
     return summed;
 }
 

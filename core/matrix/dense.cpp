@@ -2,6 +2,7 @@
 #include "larch/matrix/dense.hpp"
 
 #include <algorithm>
+#include <cmath>
 #include <limits>
 #include <string>
 
@@ -99,7 +100,12 @@ std::unique_ptr<Dense<T>> Dense<T>::create(std::shared_ptr<const Executor> exec,
     array<T> host{exec->get_host(), allocated_elements(data.size, data.size.cols)};
     std::fill_n(host.get_data(), host.get_size(), T{});
     for (const auto& e : data.entries) {
-        host.get_data()[static_cast<size_type>(e.row) * data.size.cols + static_cast<size_type>(e.col)] += e.value;
+        auto& value = host.get_data()[static_cast<size_type>(e.row) * data.size.cols + static_cast<size_type>(e.col)];
+        const T sum = value + e.value;
+        // finite duplicates may not add up to Inf (the sparse formats reject them alike); given Inf or NaN pass
+        LARCH_ENSURE(std::isfinite(sum) || !std::isfinite(value) || !std::isfinite(e.value), BadInput,
+                     detail::overflowing_duplicates_message<T>("Dense::create", e.row, e.col));
+        value = sum;
     }
     auto values = detail::move_to_executor(exec, std::move(host));
     return std::unique_ptr<Dense>{

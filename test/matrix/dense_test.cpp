@@ -408,6 +408,18 @@ TEST(DenseErrors, ApplyRejectsOperandsOfAnotherTypeOrPrecision)
     EXPECT_THROW(a->apply(b, float_x), larch::NotSupported);
 }
 
+TEST(DenseErrors, RejectsFiniteDuplicatesWhoseSumOverflowsNamingThePosition)
+{
+    const auto exec = larch::make_executor("reference");
+    // each value is finite, the sum of the two at (1, 0) is not; a given Inf is the caller's and passes
+    const larch::matrix_data<double> data{dim2{2, 2}, {{1, 0, 1e308}, {0, 1, 1.0}, {1, 0, 1e308}}};
+    expect_contains(error_message_of([&] { Dense<double>::create(exec, data); }),
+                    "Dense::create: the duplicate entries at (1, 0) add up to a value too large for double");
+    const double inf = std::numeric_limits<double>::infinity();
+    const larch::matrix_data<double> given_inf{dim2{1, 1}, {{0, 0, inf}, {0, 0, 1.0}}};
+    EXPECT_EQ(Dense<double>::create(exec, given_inf)->copy_to_host()[0], inf);
+}
+
 TEST(DenseErrors, BadCreationArgumentsThrowBadInput)
 {
     auto exec = larch::make_executor("reference");

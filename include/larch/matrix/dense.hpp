@@ -46,7 +46,8 @@ public:
     /// A rows x cols matrix from host values in row-major order (rows * cols of them, else BadInput).
     static std::unique_ptr<Dense> create(std::shared_ptr<const Executor> exec, dim2 size,
                                          const std::vector<T>& row_major_values);
-    /// A matrix from coordinate data (entries not listed are zero; duplicates are summed).
+    /// A matrix from coordinate data (entries not listed are zero; duplicates are summed). BadInput where
+    /// finite duplicates add up to a value too large for T.
     template <typename IndexType>
     static std::unique_ptr<Dense> create(std::shared_ptr<const Executor> exec,
                                          const matrix_data<T, IndexType>& data);
